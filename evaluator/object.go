@@ -1,0 +1,37 @@
+package evaluator
+
+import (
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// Object is one Kubernetes object as read, with where it came from.
+type Object struct {
+	// Path is the file the object was read from, as the user named it
+	// (slash-separated), "<stdin>" for standard input, or "cluster".
+	Path string
+	// Line is the 1-based line where the object starts in Path; 0 when unknown.
+	Line int
+	// APIVersion, Kind, Namespace and Name are copied from the object for
+	// callers that index objects without touching Value.
+	APIVersion, Kind, Namespace, Name string
+	// Value is the decoded object (an ast.Object), converted once at load time.
+	Value ast.Value
+}
+
+// LoadError reports input that could not be read or decoded. Every other
+// file and document is still loaded and evaluated.
+type LoadError struct {
+	Path    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// Error implements error as "path:line: message".
+func (e LoadError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Message)
+}

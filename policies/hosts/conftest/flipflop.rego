@@ -1,0 +1,51 @@
+# METADATA
+# title: conftest entrypoint
+# description: |
+#   `conftest test --combine --namespace flipflop -p <bundle> DIR`: input is
+#   conftest's combined array `[{path, contents}]`. Settings come from
+#   `data.flipflop.settings` (`--data` a file holding `flipflop: {settings: {...}}`).
+#   The Go evaluator queries `findings` of this same package with the same input
+#   shape, so both hosts report the same findings.
+package flipflop
+
+# findings is every rule's report, evaluated with the settings given as data.
+findings := fs if {
+	fs := all_findings with data.lib.flipflop.config.settings as configured
+}
+
+all_findings := {f |
+	some name
+	some f in data.lib.flipflop.rules[name].report
+}
+
+configured := s if {
+	s := data.flipflop.settings
+	is_object(s)
+} else := {}
+
+deny contains result(f) if {
+	some f in findings
+	f.severity == "error"
+}
+
+warn contains result(f) if {
+	some f in findings
+	f.severity != "error"
+}
+
+# result is a finding as conftest shows it: msg and _loc, the rest as metadata.
+result(f) := object.union(
+	{
+		"msg": sprintf("[%s] %s", [f.rule, f.message]),
+		"rule": f.rule,
+		"severity": f.severity,
+		"title": f.title,
+		"remediation": f.remediation,
+		"resources": f.resources,
+	},
+	location(f),
+)
+
+location(f) := {"_loc": {"file": r.file, "line": max([r.line, 1])}} if {
+	r := [x | some x in f.resources; x.file != ""][0]
+} else := {}
