@@ -137,7 +137,7 @@ targets(s, entry, name, ns) := [] if {
 	apps.selector_matches(entry.selector, a.labels)
 ]
 
-has_selector(entry) := true if {
+has_selector(entry) if {
 	is_object(entry.selector)
 } else := false
 
@@ -151,7 +151,7 @@ target(a, s, via) := {"app": a, "via": via, "authorized": authorized(a, s)}
 
 authorized(a, s) := "unknown" if {
 	not a.metadata_known
-} else := true if {
+} else if {
 	apps.authorizes(a, s.project, s.name)
 } else := false
 

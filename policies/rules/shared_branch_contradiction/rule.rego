@@ -75,7 +75,7 @@ auto_sync_sentence(group) := "Auto-sync is on for every one of these Application
 	}
 } else := sprintf("Auto-sync is on for %s and off or unknown for the others; either way Kargo compares against status.sync.revision, which follows the branch head.", [result.names({p.app.key | some p in group; p.app.auto_sync == true})])
 
-assumed(group) := true if {
+assumed(group) if {
 	some p in group
 	p.pointer.assumed
 } else := false

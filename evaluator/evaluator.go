@@ -1,0 +1,190 @@
+// Package evaluator runs flipflop's embedded policy bundle on Kubernetes objects
+// and returns typed findings. Programs that want flipflop's checks import it:
+//
+//	ev, err := evaluator.New(ctx, evaluator.Settings{})
+//	objs, loadErrs := (&evaluator.Loader{}).Load([]string{"./gitops"})
+//	report, err := ev.Evaluate(ctx, objs)
+//
+// The policies are compiled and the query prepared once in New; Evaluate converts
+// the objects to one input value and evaluates it. An Evaluator is safe for
+// concurrent use.
+package evaluator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/flipflop-dev/flipflop/policies"
+)
+
+// Query is the rule every host evaluates: all findings of every rule.
+const Query = "data.flipflop.findings"
+
+// Settings tune the model; the zero value is what conftest and Gatekeeper use
+// when given no data.
+type Settings struct {
+	// DefaultBranch is the branch HEAD and an empty targetRevision stand for.
+	// Empty means main or master, whichever the estate names, and findings that
+	// rely on that say so.
+	DefaultBranch string `json:"default_branch,omitempty"`
+	// ArgoCDNamespace is where Applications live when argocd-update omits
+	// apps[].namespace and an Application omits metadata.namespace. Empty means argocd.
+	ArgoCDNamespace string `json:"argocd_namespace,omitempty"`
+}
+
+// Rule describes one rule, read from its METADATA.
+type Rule struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Severity    string `json:"severity"`
+	Remediation string `json:"remediation"`
+	// Package is the Rego package of the rule, e.g. lib.flipflop.rules.shared_branch_contradiction.
+	Package string `json:"package"`
+}
+
+// Evaluator holds the compiled policies and the prepared query.
+type Evaluator struct {
+	query rego.PreparedEvalQuery
+	rules []Rule
+}
+
+// Modules returns the embedded policy modules, test files excluded, parsed with
+// annotations, keyed by their path in the policy tree.
+func Modules() (map[string]*ast.Module, error) {
+	res, err := loader.NewFileLoader().
+		WithFS(policies.FS).
+		WithProcessAnnotation(true).
+		WithRegoVersion(ast.RegoV1).
+		Filtered([]string{"."}, func(_ string, info fs.FileInfo, _ int) bool {
+			return !info.IsDir() && (strings.HasSuffix(info.Name(), "_test.rego") || !strings.HasSuffix(info.Name(), ".rego"))
+		})
+	if err != nil {
+		return nil, fmt.Errorf("loading embedded policies: %w", err)
+	}
+	mods := make(map[string]*ast.Module, len(res.Modules))
+	for name, m := range res.Modules {
+		mods[name] = m.Parsed
+	}
+	return mods, nil
+}
+
+// New compiles the embedded policies and prepares the query once.
+func New(ctx context.Context, s Settings) (*Evaluator, error) {
+	mods, err := Modules()
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]any{}
+	if s.DefaultBranch != "" {
+		settings["default_branch"] = s.DefaultBranch
+	}
+	if s.ArgoCDNamespace != "" {
+		settings["argocd_namespace"] = s.ArgoCDNamespace
+	}
+	store := inmem.NewFromObject(map[string]any{"flipflop": map[string]any{"settings": settings}})
+	opts := []func(*rego.Rego){rego.Query(Query), rego.Store(store)}
+	names := make([]string, 0, len(mods))
+	for name := range mods {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		opts = append(opts, rego.ParsedModule(mods[name]))
+	}
+	r := rego.New(opts...)
+	pq, err := r.PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preparing policy query: %w", err)
+	}
+	return &Evaluator{query: pq, rules: rulesFrom(mods)}, nil
+}
+
+// Rules lists every rule of the bundle, sorted by id.
+func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
+
+func rulesFrom(mods map[string]*ast.Module) []Rule {
+	var rules []Rule
+	for _, m := range mods {
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		if !strings.HasPrefix(pkg, "lib.flipflop.rules.") {
+			continue
+		}
+		for _, a := range m.Annotations {
+			if a.Scope != "package" || a.Custom == nil {
+				continue
+			}
+			id, _ := a.Custom["id"].(string)
+			if id == "" {
+				continue
+			}
+			sev, _ := a.Custom["severity"].(string)
+			rem, _ := a.Custom["remediation"].(string)
+			rules = append(rules, Rule{ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Package: pkg})
+		}
+	}
+	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
+	return rules
+}
+
+// Input builds the policy input from objects: conftest's combined shape
+// [{path, line, contents}], converted to an AST value once.
+func Input(objs []Object) ast.Value {
+	terms := make([]*ast.Term, 0, len(objs))
+	for i := range objs {
+		o := &objs[i]
+		terms = append(terms, ast.ObjectTerm(
+			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
+			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
+			ast.Item(ast.StringTerm("contents"), ast.NewTerm(o.Value)),
+		))
+	}
+	return ast.NewArray(terms...)
+}
+
+// Evaluate runs every rule over objs and returns the findings, sorted by
+// severity, rule and resources. Load errors are the caller's to add.
+func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
+	return e.EvaluateInput(ctx, Input(objs), len(objs))
+}
+
+// EvaluateInput is Evaluate for an input already built with Input; objects is
+// the count reported in the summary.
+func (e *Evaluator) EvaluateInput(ctx context.Context, input ast.Value, objects int) (*Report, error) {
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil, fmt.Errorf("evaluating policies: %s is undefined", Query)
+	}
+	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	if err != nil {
+		return nil, fmt.Errorf("reading findings: %w", err)
+	}
+	if err := json.Unmarshal(raw, &report.Findings); err != nil {
+		return nil, fmt.Errorf("reading findings: %w", err)
+	}
+	sortFindings(report.Findings)
+	for _, f := range report.Findings {
+		switch f.Severity {
+		case SeverityError:
+			report.Summary.Error++
+		case SeverityWarning:
+			report.Summary.Warning++
+		case SeverityInfo:
+			report.Summary.Info++
+		}
+	}
+	return report, nil
+}

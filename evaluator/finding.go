@@ -1,0 +1,109 @@
+package evaluator
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Severity levels, from most to least severe.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// SeverityRank orders severities: error 3, warning 2, info 1, anything else 0.
+func SeverityRank(s string) int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// Resource names an object a finding involves and where it was read.
+type Resource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	File       string `json:"file,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	// GeneratedBy names the ApplicationSet that generates an Application that
+	// exists in no file ("ApplicationSet argocd/apps"); File and Line are then the
+	// ApplicationSet's.
+	GeneratedBy string `json:"generatedBy,omitempty"`
+}
+
+// Finding is one rule's verdict on a set of objects.
+type Finding struct {
+	Rule        string     `json:"rule"`
+	Severity    string     `json:"severity"`
+	Title       string     `json:"title"`
+	Message     string     `json:"message"`
+	Remediation string     `json:"remediation"`
+	Resources   []Resource `json:"resources"`
+	// Key names what the finding is about (e.g. the shared pointer), stable
+	// across runs; with Rule it identifies the finding.
+	Key string `json:"key,omitempty"`
+	// Details holds rule-specific facts for renderers (pointer, auto-sync, ...).
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Summary counts objects read and findings by severity.
+type Summary struct {
+	Objects int `json:"objects"`
+	Error   int `json:"error"`
+	Warning int `json:"warning"`
+	Info    int `json:"info"`
+}
+
+// Report is the result of one check: findings, load errors and a summary. Its
+// JSON form is flipflop's documented output contract.
+type Report struct {
+	Findings []Finding   `json:"findings"`
+	Errors   []LoadError `json:"errors"`
+	Summary  Summary     `json:"summary"`
+}
+
+// sortFindings orders findings by severity (most severe first), rule, then
+// resources, so that output is deterministic.
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := cmp.Compare(SeverityRank(b.Severity), SeverityRank(a.Severity)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Rule, b.Rule); c != 0 {
+			return c
+		}
+		if c := slices.CompareFunc(a.Resources, b.Resources, compareResource); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+}
+
+func compareResource(a, b Resource) int {
+	return cmp.Or(
+		cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Namespace, b.Namespace),
+		cmp.Compare(a.Name, b.Name),
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Line, b.Line),
+	)
+}
+
+// Count returns how many findings are at or above severity min.
+func (r *Report) Count(min string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if SeverityRank(f.Severity) >= SeverityRank(min) {
+			n++
+		}
+	}
+	return n
+}

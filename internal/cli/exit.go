@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit codes: flipflop's documented contract.
+const (
+	// ExitOK: no finding at or above --fail-on, and every input was read.
+	ExitOK = 0
+	// ExitFindings: findings at or above --fail-on.
+	ExitFindings = 1
+	// ExitIncomplete: a usage error, or some input could not be read (findings
+	// from the inputs that were read are still printed).
+	ExitIncomplete = 2
+)
+
+// ErrFindings reports findings at or above the --fail-on threshold; the report
+// has already been printed.
+var ErrFindings = errors.New("findings at or above the failure threshold")
+
+// UsageError is a mistake in the command line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
+
+// IncompleteError reports that some input could not be read; the report of what
+// was read has already been printed.
+type IncompleteError struct{ Count int }
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%d input error(s): the result covers only what could be read", e.Count)
+}
+
+// ExitCode maps an error from Run to the process exit code, printing what the
+// user needs to know to w.
+func ExitCode(err error, w io.Writer) int {
+	var usage *UsageError
+	var incomplete *IncompleteError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrFindings):
+		return ExitFindings
+	case errors.As(err, &usage):
+		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", usage.Msg)
+		return ExitIncomplete
+	case errors.As(err, &incomplete):
+		fmt.Fprintf(w, "flipflop: %s\n", incomplete)
+		return ExitIncomplete
+	default:
+		fmt.Fprintf(w, "flipflop: %s\n", err)
+		return ExitIncomplete
+	}
+}

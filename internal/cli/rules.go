@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+func runRules(ctx context.Context, args []string, stdio IO) error {
+	fs := pflag.NewFlagSet("rules", pflag.ContinueOnError)
+	fs.SetOutput(stdio.Err)
+	format := fs.StringP("output", "o", "text", "output format: text or json")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return usagef("%s", err)
+	}
+	ev, err := evaluator.New(ctx, evaluator.Settings{})
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdio.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ev.Rules())
+	case "text":
+		tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSEVERITY\tTITLE")
+		for _, r := range ev.Rules() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+		}
+		return tw.Flush()
+	}
+	return usagef("unknown output format %q (want text or json)", *format)
+}
