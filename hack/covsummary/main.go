@@ -11,7 +11,7 @@ import (
 
 type report struct {
 	Files map[string]struct {
-		Coverage float64 `json:"coverage"`
+		Coverage   float64 `json:"coverage"`
 		NotCovered []struct {
 			Start struct{ Row int } `json:"start"`
 		} `json:"not_covered"`

@@ -10,18 +10,23 @@ package flipflop
 
 # findings is every rule's report, evaluated with the settings given as data.
 findings := fs if {
+	# regal ignore:with-outside-test-context
 	fs := all_findings with data.lib.flipflop.config.settings as configured
 }
 
 all_findings := {f |
 	some name
+
+	# regal ignore:mixed-iteration
 	some f in data.lib.flipflop.rules[name].report
 }
+
+default configured := {}
 
 configured := s if {
 	s := data.flipflop.settings
 	is_object(s)
-} else := {}
+}
 
 deny contains result(f) if {
 	some f in findings

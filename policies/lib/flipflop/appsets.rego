@@ -11,7 +11,7 @@
 #   Applications live in the ApplicationSet's namespace.
 package lib.flipflop.appsets
 
-import data.lib.flipflop.apps
+import data.lib.flipflop.application
 import data.lib.flipflop.expr
 import data.lib.flipflop.objects
 
@@ -21,36 +21,36 @@ unknown := "${{ applicationset-parameter }}"
 
 generated := [app |
 	some o in objects.application_sets
-	spec := objects.get_object(o.obj, ["spec"])
+	spec := objects.object_at(o.obj, ["spec"])
 	go := object.get(spec, "goTemplate", false) == true
-	ns := apps.namespace_of(o.obj)
-	some p in params(objects.get_array(spec, ["generators"]))
+	ns := application.namespace_of(o.obj)
+	some p in params(objects.array_at(spec, ["generators"]))
 	app := render(spec, p, go, o, ns)
 ]
 
 # params returns the parameter sets of a generator list: the union of each
-# generator's sets. A set holding "__unknown__" has parameters nobody can know.
+# generator's sets. A set holding "unknown_params" has parameters nobody can know.
 # Matrix and merge nest at most two levels deep (as Argo CD allows), so the
 # levels are written out: Rego has no recursion.
 params(gens) := [p | some g in gens; some p in level2(g)]
 
-level2(g) := product(level1(g.matrix.generators[0]), level1(g.matrix.generators[1])) if {
-	count(objects.get_array(g, ["matrix", "generators"])) == 2
-} else := merged([level1(c) | some c in g.merge.generators], objects.get_array(g, ["merge", "mergeKeys"])) if {
+level2(g) := cartesian(level1(g.matrix.generators[0]), level1(g.matrix.generators[1])) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := merged([level1(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
 	is_array(g.merge.generators)
 } else := leaf(g)
 
-level1(g) := product(leaf(g.matrix.generators[0]), leaf(g.matrix.generators[1])) if {
-	count(objects.get_array(g, ["matrix", "generators"])) == 2
-} else := merged([leaf(c) | some c in g.merge.generators], objects.get_array(g, ["merge", "mergeKeys"])) if {
+level1(g) := cartesian(leaf(g.matrix.generators[0]), leaf(g.matrix.generators[1])) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := merged([leaf(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
 	is_array(g.merge.generators)
 } else := leaf(g)
 
 leaf(g) := [flatten(e) | some e in g.list.elements; is_object(e)] if {
 	is_array(g.list.elements)
-} else := [{"__unknown__": true}]
+} else := [{"unknown_params": true}]
 
-product(a, b) := [object.union(x, y) | some x in a; some y in b]
+cartesian(a, b) := [object.union(x, y) | some x in a; some y in b]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
 # other generators that agree with it on every merge key.
@@ -61,6 +61,7 @@ merged(sets, keys) := [object.union(base, overlay) |
 		i > 0
 		some o in set
 		every k in keys {
+			# regal ignore:superfluous-object-get
 			object.get(o, k, null) == object.get(base, k, null)
 		}
 	]
@@ -76,21 +77,21 @@ flatten(e) := object.union(e, {sprintf("%s.%s", [k, k2]): v2 |
 })
 
 render(spec, p, go, o, ns) := app if {
-	template := objects.get_object(spec, ["template"])
+	template := objects.object_at(spec, ["template"])
 	rendered := json.unmarshal(substitute(json.marshal(template), p, go))
 	patch := patch_of(spec, p, go)
 	obj := object.union(rendered, patch.value)
-	name := objects.get_string(obj, ["metadata", "name"])
+	name := objects.string_at(obj, ["metadata", "name"])
 	ref := object.union(o.ref, {
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "namespace": ns, "name": name,
 		"generatedBy": sprintf("ApplicationSet %s/%s", [ns, o.ref.name]),
 	})
-	rec := apps.record(obj, ref, ns, o.ref.name)
+	rec := application.record(obj, ref, ns, o.ref.name)
 	app := object.union(rec, {
 		"metadata_known": patch.known,
 		"auto_sync": sync_of(rec, patch.known),
 		"name_pattern": name_pattern(rec.name),
-		"generator_params_known": object.get(p, "__unknown__", false) == false,
+		"generator_params_known": object.get(p, "unknown_params", false) == false,
 	})
 }
 
@@ -124,7 +125,7 @@ value(key, p, true) := v if {
 	startswith(key, ".")
 	v := scalar(object.get(p, substring(key, 1, -1), null))
 } else := v if {
-	not p.__unknown__
+	not p.unknown_params
 	v := "<no value>"
 	startswith(key, ".")
 	regex.match(`^\.[A-Za-z0-9_.]+$`, key)
@@ -133,7 +134,7 @@ value(key, p, true) := v if {
 value(key, p, false) := v if {
 	v := scalar(object.get(p, key, null))
 } else := sprintf("{{%s}}", [key]) if {
-	not p.__unknown__
+	not p.unknown_params
 } else := unknown
 
 scalar(v) := v if is_string(v)

@@ -33,9 +33,9 @@ subst(s, env) := strings.replace_n(replacements, s) if {
 	replacements := {m[0]: v | some m in found; v := lookup(m[1], env)}
 }
 
-lookup(e, env) := env.ctx.stage if e == "ctx.stage"
+lookup("ctx.stage", env) := env.ctx.stage
 
-lookup(e, env) := env.ctx.project if e == "ctx.project"
+lookup("ctx.project", env) := env.ctx.project
 
 lookup(e, env) := v if {
 	m := regex.find_all_string_submatch_n(`^vars\.([A-Za-z_][A-Za-z0-9_]*)$`, e, 1)
@@ -57,11 +57,23 @@ scalar(v) := sprintf("%v", [v]) if is_boolean(v)
 # base (a name -> value object): later definitions win, a value may use ctx and
 # the vars defined before it. Three passes resolve chains three deep; anything
 # deeper stays unknown.
-resolve_vars(defs, base, ctx) := pass3 if {
+resolve_vars(defs, base, ctx) := base if {
+	count(defs) == 0
+} else := raw if {
+	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
+	every v in raw {
+		not has_expr_value(v)
+	}
+} else := pass3 if {
 	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
 	pass1 := {k: subst(v, {"ctx": ctx, "vars": raw}) | some k, v in raw}
 	pass2 := {k: subst(v, {"ctx": ctx, "vars": pass1}) | some k, v in pass1}
 	pass3 := {k: subst(v, {"ctx": ctx, "vars": pass2}) | some k, v in pass2}
+}
+
+has_expr_value(v) if {
+	is_string(v)
+	has_expr(v)
 }
 
 null_value(d) if object.get(d, "value", null) == null

@@ -27,7 +27,7 @@ default_branches := {r: b |
 }
 
 named_refs := array.concat(
-	[{"repo": s.repo_id, "branch": s.rev.name} | some a in apps.all; some s in a.sources; s.rev.kind == "branch"],
+	[{"repo": s.repo_id, "branch": s.rev.name} | some a in apps.records; some s in a.sources; s.rev.kind == "branch"],
 	[{"repo": w.repo_id, "branch": w.rev.name} | some w in raw_writers; w.rev.kind == "branch"],
 )
 
@@ -62,7 +62,7 @@ pointer(repo_id, repo_known, rev) := p if {
 }
 
 known_pointer(repo_known, rev) if {
-	repo_known
+	repo_known == true
 	rev.kind != "unknown"
 }
 
@@ -85,7 +85,7 @@ describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
 
 # sources lists every tracked Application source with its pointer.
 sources := [{"app": a, "source": s, "pointer": pointer(s.repo_id, s.repo_known, s.rev)} |
-	some a in apps.all
+	some a in apps.records
 	some s in a.sources
 ]
 
@@ -95,7 +95,7 @@ sources := [{"app": a, "source": s, "pointer": pointer(s.repo_id, s.repo_known, 
 # updates lists every argocd-update app entry of every Stage, with the
 # Applications it resolves to.
 updates := [u |
-	some s in stages.all
+	some s in stages.records
 	some step in s.steps
 	step.uses == "argocd-update"
 	some i, entry in object.get(step.config, "apps", [])
@@ -200,7 +200,7 @@ pins := [p |
 	chart := object.get(e, "chart", "")
 	some src in t.app.sources
 	src.repo_url == url
-	object.get(src, "chart", "") == chart
+	src.chart == chart
 	d := stages.value(u.step, desired(e))
 	p := {
 		"stage": u.stage,
@@ -242,10 +242,16 @@ exact_source(app, url) if {
 }
 
 # pins_by_pointer groups pins on known pointers by pointer key.
-pins_by_pointer := {k: [p | some p in pins; p.pointer.key == k] | some k in {p.pointer.key | some p in pins; p.pointer.known}}
+pins_by_pointer := {k: group |
+	some k in {p.pointer.key | some p in pins; p.pointer.known}
+	group := [p | some p in pins; p.pointer.key == k]
+}
 
 # pins_by_app groups pins by Application key.
-pins_by_app := {k: [p | some p in pins; p.app.key == k] | some k in {p.app.key | some p in pins}}
+pins_by_app := {k: group |
+	some k in {p.app.key | some p in pins}
+	group := [p | some p in pins; p.app.key == k]
+}
 
 # ---------------------------------------------------------------------------
 # Writers
@@ -255,7 +261,7 @@ pins_by_app := {k: [p | some p in pins; p.app.key == k] | some k in {p.app.key |
 raw_writers := array.concat(step_writers, legacy_writers)
 
 step_writers := [w |
-	some s in stages.all
+	some s in stages.records
 	clones := [c |
 		some step in s.steps
 		step.uses == "git-clone"
@@ -280,7 +286,7 @@ step_writers := [w |
 ]
 
 legacy_writers := [w |
-	some s in stages.all
+	some s in stages.records
 	some g in object.get(s.legacy, "gitRepoUpdates", [])
 	is_object(g)
 	url := object.get(g, "repoURL", "")
@@ -290,11 +296,11 @@ legacy_writers := [w |
 		"repo_url": url,
 		"repo_id": repo.id(url),
 		"repo_known": expr.known(url),
-		"rev": revision.classify(object.get(g, "writeBranch", ""), ""),
+		"rev": revision.classify(object.get(g, "writeBranch", "")),
 	}
 ]
 
-checkout_rev(step, co) := revision.classify(stages.value(step, co.branch), "") if {
+checkout_rev(step, co) := revision.classify(stages.value(step, co.branch)) if {
 	is_string(co.branch)
 } else := {"kind": "unknown", "name": "detached"} if {
 	object.get(co, "commit", null) != null
@@ -326,10 +332,10 @@ under(_, "")
 # push_revs: the branch a push lands on: targetBranch; with generateTargetBranch,
 # the target branch of the Stage's git-open-pr (none: an ephemeral branch nobody
 # tracks); otherwise the branch checked out in the work tree.
-push_revs(s, push, clone) := [revision.classify(stages.value(push, push.config.targetBranch), "")] if {
+push_revs(s, push, clone) := [revision.classify(stages.value(push, push.config.targetBranch))] if {
 	is_string(push.config.targetBranch)
 	push.config.targetBranch != ""
-} else := [revision.classify(stages.value(pr, pr.config.targetBranch), "") |
+} else := [revision.classify(stages.value(pr, pr.config.targetBranch)) |
 	some pr in s.steps
 	pr.uses == "git-open-pr"
 	is_string(pr.config.targetBranch)
@@ -352,4 +358,7 @@ generate_unknown(push) if {
 writers := [object.union(w, {"pointer": pointer(w.repo_id, w.repo_known, w.rev)}) | some w in raw_writers]
 
 # writers_by_pointer groups writes on known pointers by pointer key.
-writers_by_pointer := {k: [w | some w in writers; w.pointer.key == k] | some k in {w.pointer.key | some w in writers; w.pointer.known}}
+writers_by_pointer := {k: group |
+	some k in {w.pointer.key | some w in writers; w.pointer.known}
+	group := [w | some w in writers; w.pointer.key == k]
+}

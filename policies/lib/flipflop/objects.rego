@@ -11,8 +11,17 @@ package lib.flipflop.objects
 docs := [o |
 	some entry in input
 	is_object(entry.contents)
+	relevant(entry.contents)
 	some o in expand(entry)
+	relevant_kinds[o.ref.kind]
 ]
+
+# The kinds the model reads; every other object is dropped before any work.
+relevant_kinds := {"Application", "ApplicationSet", "Stage", "PromotionTask", "ClusterPromotionTask"}
+
+relevant(doc) if relevant_kinds[doc.kind]
+
+relevant(doc) if is_list(doc)
 
 expand(entry) := [{"obj": entry.contents, "ref": ref(entry.contents, entry)}] if not is_list(entry.contents)
 
@@ -62,26 +71,26 @@ promotion_tasks := of_kind("kargo.akuity.io", "PromotionTask")
 
 cluster_promotion_tasks := of_kind("kargo.akuity.io", "ClusterPromotionTask")
 
-# get reads a path from an object, returning def when it is absent or null.
-get(obj, path, def) := v if {
+# value_at reads a path from an object, returning def when it is absent or null.
+value_at(obj, path, def) := v if {
 	v := object.get(obj, path, null)
 	v != null
 } else := def
 
-# get_array returns the array at path, or [] when it is absent or not an array.
-get_array(obj, path) := v if {
+# array_at returns the array at path, or [] when it is absent or not an array.
+array_at(obj, path) := v if {
 	v := object.get(obj, path, [])
 	is_array(v)
 } else := []
 
-# get_object returns the object at path, or {} when it is absent or not an object.
-get_object(o, path) := v if {
+# object_at returns the object at path, or {} when it is absent or not an object.
+object_at(o, path) := v if {
 	v := object.get(o, path, {})
 	is_object(v)
 } else := {}
 
-# get_string returns the string at path, or "" when it is absent or not a string.
-get_string(o, path) := v if {
+# string_at returns the string at path, or "" when it is absent or not a string.
+string_at(o, path) := v if {
 	v := object.get(o, path, "")
 	is_string(v)
 } else := ""

@@ -19,14 +19,11 @@ fail(chain, message, resources, key, details) := {
 	"key": key,
 	"details": details,
 } if {
-	meta := [a | some entry in chain; a := entry.annotations; a.custom.id][0]
+	meta := [entry.annotations | some entry in chain; entry.annotations.custom.id][0]
 }
 
 # refs sorts and de-duplicates refs, Stages first, then Applications, then the rest.
-refs(rs) := [r |
-	some k in sort({ref_sort_key(x) | some x in rs})
-	r := [x | some x in rs; ref_sort_key(x) == k][0]
-]
+refs(rs) := [[x | some x in rs; ref_sort_key(x) == k][0] | some k in sort({ref_sort_key(x) | some x in rs})]
 
 kind_order := {"Stage": "1", "Application": "2", "ApplicationSet": "3"}
 

@@ -10,10 +10,10 @@ package lib.flipflop.revision
 
 import data.lib.flipflop.expr
 
-# classify returns {"kind": k, "name": n} for a targetRevision, where k is one of
-# "default" (HEAD / empty), "branch", "tag", "sha", "semver", "version" (exact chart
-# version) or "unknown". chart is the source's chart ("" for Git sources).
-classify(rev, _) := {"kind": "unknown", "name": rev} if {
+# classify returns {"kind": k, "name": n} for a Git targetRevision, where k is one
+# of "default" (HEAD / empty), "branch", "tag", "sha", "semver" or "unknown"; see
+# for_chart for Helm repository charts.
+classify(rev) := {"kind": "unknown", "name": rev} if {
 	is_string(rev)
 	not expr.known(rev)
 } else := {"kind": "unknown", "name": ""} if {

@@ -11,8 +11,8 @@ package lib.flipflop.stages
 import data.lib.flipflop.expr
 import data.lib.flipflop.objects
 
-# all lists every Stage record.
-all := [record(o) | some o in objects.stages]
+# records lists every Stage record.
+records := [record(o) | some o in objects.stages]
 
 record(o) := {
 	"key": sprintf("%s/%s", [project, name]),
@@ -22,19 +22,22 @@ record(o) := {
 	"ctx": ctx,
 	"vars": base_vars,
 	"steps": steps(o.obj, ctx, base_vars),
-	"legacy": objects.get_object(o.obj, ["spec", "promotionMechanisms"]),
+	"legacy": objects.object_at(o.obj, ["spec", "promotionMechanisms"]),
 } if {
-	project := objects.get_string(o.obj, ["metadata", "namespace"])
-	name := objects.get_string(o.obj, ["metadata", "name"])
+	project := objects.string_at(o.obj, ["metadata", "namespace"])
+	name := objects.string_at(o.obj, ["metadata", "name"])
 	ctx := {"project": project, "stage": name}
-	stage_vars := objects.get_array(o.obj, ["spec", "vars"])
-	template_vars := objects.get_array(o.obj, ["spec", "promotionTemplate", "spec", "vars"])
+	stage_vars := objects.array_at(o.obj, ["spec", "vars"])
+	template_vars := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "vars"])
 	base_vars := expr.resolve_vars(array.concat(stage_vars, template_vars), {}, ctx)
 }
 
 # tasks groups PromotionTasks by "namespace/name" and ClusterPromotionTasks by
 # "/name" (lists, in case an estate holds one twice).
-tasks := {k: [t | some t in task_objects; t.key == k] | some k in {t.key | some t in task_objects}}
+tasks := {k: group |
+	some k in {t.key | some t in task_objects}
+	group := [t | some t in task_objects; t.key == k]
+}
 
 task_objects := array.concat(
 	[{"key": sprintf("%s/%s", [o.ref.namespace, o.ref.name]), "obj": o.obj} | some o in objects.promotion_tasks],
@@ -42,34 +45,40 @@ task_objects := array.concat(
 )
 
 steps(obj, ctx, base_vars) := [s |
-	some i, step in objects.get_array(obj, ["spec", "promotionTemplate", "spec", "steps"])
+	some i, step in objects.array_at(obj, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step)
 	some s in inflate(step, i, ctx, base_vars)
 ]
 
+# The steps the model reads; the others (commits, image updates, renders) are
+# skipped before any work is done on them.
+read_steps := {"git-clone", "git-push", "github-push", "git-open-pr", "argocd-update"}
+
 inflate(step, i, ctx, base_vars) := [{
 	"alias": object.get(step, "as", sprintf("step-%d", [i])),
-	"uses": object.get(step, "uses", ""),
-	"config": objects.get_object(step, ["config"]),
-	"env": {"ctx": ctx, "vars": expr.resolve_vars(objects.get_array(step, ["vars"]), base_vars, ctx)},
+	"uses": step.uses,
+	"config": objects.object_at(step, ["config"]),
+	"env": {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)},
 	"task": "",
 	"task_resolved": true,
 }] if {
+	read_steps[step.uses]
+} else := [] if {
 	not is_task(step)
 }
 
 inflate(step, i, ctx, base_vars) := [s |
 	task_alias := object.get(step, "as", sprintf("task-%d", [i]))
 	some t in task_for(step.task, ctx)
-	task_defaults := expr.resolve_vars(objects.get_array(t.obj, ["spec", "vars"]), {}, ctx)
-	env_vars := expr.resolve_vars(objects.get_array(step, ["vars"]), object.union(task_defaults, base_vars), ctx)
-	some j, ts in objects.get_array(t.obj, ["spec", "steps"])
-	is_object(ts)
+	task_defaults := expr.resolve_vars(objects.array_at(t.obj, ["spec", "vars"]), {}, ctx)
+	env_vars := expr.resolve_vars(objects.array_at(step, ["vars"]), object.union(task_defaults, base_vars), ctx)
+	some j, ts in objects.array_at(t.obj, ["spec", "steps"])
+	read_steps[ts.uses]
 	s := {
 		"alias": sprintf("%s::%s", [task_alias, object.get(ts, "as", sprintf("step-%d", [j]))]),
-		"uses": object.get(ts, "uses", ""),
-		"config": objects.get_object(ts, ["config"]),
-		"env": {"ctx": ctx, "vars": expr.resolve_vars(objects.get_array(ts, ["vars"]), env_vars, ctx)},
+		"uses": ts.uses,
+		"config": objects.object_at(ts, ["config"]),
+		"env": {"ctx": ctx, "vars": step_vars(ts, env_vars, ctx)},
 		"task": task_alias,
 		"task_resolved": true,
 	}
@@ -93,10 +102,15 @@ inflate(step, i, ctx, _) := [{
 }
 
 task_for(task, ctx) := object.get(tasks, sprintf("/%s", [object.get(task, "name", "")]), []) if {
-	object.get(task, "kind", "PromotionTask") == "ClusterPromotionTask"
+	task.kind == "ClusterPromotionTask"
 } else := object.get(tasks, sprintf("%s/%s", [ctx.project, object.get(task, "name", "")]), [])
 
 is_task(step) if is_object(step.task)
+
+step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) if {
+	is_array(step.vars)
+	count(step.vars) > 0
+} else := base_vars
 
 # value substitutes a step's env into a config value.
 value(step, v) := expr.subst(v, step.env)

@@ -59,21 +59,34 @@ report contains finding if {
 }
 
 message(stage_keys, app_keys, pointer, group) := sprintf(
-	"Stages %s all pin desiredRevision on Applications %s, which track %s. Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy (\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s",
+	concat(" ", [
+		"Stages %s all pin desiredRevision on Applications %s, which track %s.",
+		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",
+		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s",
+	]),
 	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group)],
 )
 
 auto_sync(group) := {p.app.key: p.app.auto_sync | some p in group}
 
-auto_sync_sentence(group) := "Auto-sync is on for every one of these Applications; turning it off would not end this, because Kargo compares against status.sync.revision, which follows the branch head either way." if {
+auto_sync_sentence(group) := concat(" ", [
+	"Auto-sync is on for every one of these Applications; turning it off would not end this,",
+	"because Kargo compares against status.sync.revision, which follows the branch head either way.",
+]) if {
 	every p in group {
 		p.app.auto_sync == true
 	}
-} else := "Auto-sync is off for these Applications, which does not prevent this: Kargo compares against status.sync.revision, which follows the branch head at every refresh." if {
+} else := concat(" ", [
+	"Auto-sync is off for these Applications, which does not prevent this:",
+	"Kargo compares against status.sync.revision, which follows the branch head at every refresh.",
+]) if {
 	every p in group {
 		p.app.auto_sync == false
 	}
-} else := sprintf("Auto-sync is on for %s and off or unknown for the others; either way Kargo compares against status.sync.revision, which follows the branch head.", [result.names({p.app.key | some p in group; p.app.auto_sync == true})])
+} else := sprintf(
+	"Auto-sync is on for %s and off or unknown for the others; either way Kargo compares against status.sync.revision, which follows the branch head.",
+	[result.names({p.app.key | some p in group; p.app.auto_sync == true})],
+)
 
 assumed(group) if {
 	some p in group

@@ -1,0 +1,171 @@
+package evaluator_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// check loads paths and evaluates them with settings.
+func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
+	t.Helper()
+	ev, err := evaluator.New(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, errs := (&evaluator.Loader{}).Load(paths)
+	if len(errs) > 0 {
+		t.Fatalf("load errors: %v", errs)
+	}
+	report, err := ev.Evaluate(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report
+}
+
+// names lists "Kind ns/name" of a finding's resources.
+func names(f evaluator.Finding) []string {
+	var out []string
+	for _, r := range f.Resources {
+		out = append(out, r.Kind+" "+r.Namespace+"/"+r.Name)
+	}
+	return out
+}
+
+func TestContradictionExample(t *testing.T) {
+	report := check(t, evaluator.Settings{}, "../examples/contradiction")
+	if len(report.Findings) != 1 {
+		t.Fatalf("want 1 finding, got %d: %+v", len(report.Findings), report.Findings)
+	}
+	f := report.Findings[0]
+	want := []string{"Stage acme/dev", "Stage acme/qa", "Application argocd/dev", "Application argocd/qa"}
+	if f.Rule != "shared-branch-contradiction" || f.Severity != "error" || !slices.Equal(names(f), want) {
+		t.Fatalf("got rule %s severity %s resources %v", f.Rule, f.Severity, names(f))
+	}
+	for _, r := range f.Resources {
+		if r.File == "" || r.Line == 0 {
+			t.Errorf("resource %s/%s has no file:line", r.Kind, r.Name)
+		}
+	}
+	if f.Resources[0].File != "../examples/contradiction/kargo.yaml" || f.Resources[0].Line != 18 {
+		t.Errorf("Stage dev located at %s:%d, want ../examples/contradiction/kargo.yaml:18", f.Resources[0].File, f.Resources[0].Line)
+	}
+	if !strings.Contains(f.Message, "github.com/acme/deploy @ main") || !strings.Contains(f.Message, "Auto-sync is on") {
+		t.Errorf("message lacks pointer or auto-sync state: %s", f.Message)
+	}
+	for _, way := range []string{"Stage-specific branches (recommended)", "Stop setting desiredRevision", "updateTargetRevision: true", "Turning off auto-sync is not enough"} {
+		if !strings.Contains(f.Remediation, way) {
+			t.Errorf("remediation lacks %q", way)
+		}
+	}
+	if report.Summary != (evaluator.Summary{Objects: 6, Error: 1}) {
+		t.Errorf("summary %+v", report.Summary)
+	}
+}
+
+func TestFixExamplesAreClean(t *testing.T) {
+	dirs, _ := filepath.Glob("../examples/fix-*")
+	if len(dirs) < 3 {
+		t.Fatalf("want the three fix examples, found %v", dirs)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			report := check(t, evaluator.Settings{}, dir)
+			for _, f := range report.Findings {
+				if f.Severity == evaluator.SeverityError {
+					t.Errorf("unexpected error finding %s: %s", f.Rule, f.Message)
+				}
+			}
+			if report.Summary.Objects == 0 {
+				t.Error("no objects read")
+			}
+		})
+	}
+}
+
+// TestRuleSamples checks every rule's samples: each folder under
+// samples/fires must produce the rule, each under samples/clean must not.
+func TestRuleSamples(t *testing.T) {
+	rules, _ := filepath.Glob("../policies/rules/*")
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, r := range ev.Rules() {
+		ids[r.ID] = true
+	}
+	for _, dir := range rules {
+		id := strings.ReplaceAll(filepath.Base(dir), "_", "-")
+		if !ids[id] {
+			t.Errorf("rule folder %s has no rule with id %s", dir, id)
+			continue
+		}
+		for _, kind := range []string{"fires", "clean"} {
+			cases, _ := filepath.Glob(filepath.Join(dir, "samples", kind, "*"))
+			if len(cases) == 0 {
+				t.Errorf("%s has no samples/%s/ cases", dir, kind)
+			}
+			for _, c := range cases {
+				t.Run(id+"/"+kind+"/"+filepath.Base(c), func(t *testing.T) {
+					report := check(t, evaluator.Settings{}, c)
+					fired := slices.ContainsFunc(report.Findings, func(f evaluator.Finding) bool { return f.Rule == id })
+					if fired != (kind == "fires") {
+						t.Errorf("%s: rule %s fired=%v, want %v; findings: %+v", c, id, fired, kind == "fires", report.Findings)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestRulesCarryMetadata(t *testing.T) {
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Rules()) == 0 {
+		t.Fatal("no rules")
+	}
+	for _, r := range ev.Rules() {
+		if r.ID == "" || r.Title == "" || r.Description == "" || r.Remediation == "" {
+			t.Errorf("rule %+v lacks metadata", r)
+		}
+		if evaluator.SeverityRank(r.Severity) == 0 {
+			t.Errorf("rule %s has severity %q", r.ID, r.Severity)
+		}
+		dir := filepath.Join("../policies/rules", strings.ReplaceAll(r.ID, "-", "_"))
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("rule %s does not live in its own folder %s", r.ID, dir)
+		}
+	}
+}
+
+func TestSettingsReachThePolicies(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../examples/contradiction/argocd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One Application tracks HEAD: the same pointer as main only while HEAD is taken to be main.
+	patched := strings.Replace(string(src), "targetRevision: main", "targetRevision: HEAD", 1)
+	if err := os.WriteFile(filepath.Join(dir, "argocd.yaml"), []byte(patched), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kargo, _ := os.ReadFile("../examples/contradiction/kargo.yaml")
+	if err := os.WriteFile(filepath.Join(dir, "kargo.yaml"), kargo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := check(t, evaluator.Settings{}, dir).Summary.Error; got != 1 {
+		t.Errorf("HEAD assumed main: %d errors, want 1", got)
+	}
+	if got := check(t, evaluator.Settings{DefaultBranch: "trunk"}, dir).Summary.Error; got != 0 {
+		t.Errorf("default branch trunk: %d errors, want 0", got)
+	}
+}

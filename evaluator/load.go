@@ -1,0 +1,639 @@
+package evaluator
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultMaxFileSize is the largest file (or standard input) a Loader reads
+// when Loader.MaxFileSize is 0.
+const DefaultMaxFileSize = 32 << 20
+
+// stdinPath is the Path given to objects and errors read from standard input.
+const stdinPath = "<stdin>"
+
+// Loader reads Kubernetes objects from files, directories and standard input.
+type Loader struct {
+	// MaxFileSize is in bytes; 0 means DefaultMaxFileSize. Larger files are
+	// reported as a LoadError and not read.
+	MaxFileSize int64
+	// Stdin is used for the path "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+func (l *Loader) maxFileSize() int64 {
+	if l.MaxFileSize > 0 {
+		return l.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+// loadTask is one input to read: a file, standard input, or an error found
+// while collecting inputs.
+type loadTask struct {
+	path  string // file system path
+	shown string // path reported in Objects and LoadErrors (slash-separated)
+	stdin bool
+	err   *LoadError
+}
+
+type loadResult struct {
+	objects []Object
+	errors  []LoadError
+}
+
+// Load reads every path and returns the objects in a deterministic order
+// (paths in argument order, directory entries sorted by name, documents in
+// file order) plus every load error; it never stops at the first error.
+//
+// A path is a file (read whatever its name), a directory (walked
+// recursively for *.yaml, *.yml and *.json files, skipping hidden
+// directories and not following symbolic links to directories) or "-" for
+// Stdin, whose objects get the path "<stdin>" (standard input is read once:
+// a repeated "-" is ignored). Files are read in parallel.
+func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+	var tasks []loadTask
+	stdinSeen := false
+	for _, p := range paths {
+		if p == "-" {
+			if !stdinSeen {
+				stdinSeen = true
+				tasks = append(tasks, loadTask{shown: stdinPath, stdin: true})
+			}
+			continue
+		}
+		tasks = collectLoadTasks(tasks, p)
+	}
+
+	results := make([]loadResult, len(tasks))
+	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(tasks) {
+					return
+				}
+				results[i] = l.run(tasks[i])
+			}
+		}()
+	}
+	wg.Wait()
+
+	var objects []Object
+	var errs []LoadError
+	for _, r := range results {
+		objects = append(objects, r.objects...)
+		errs = append(errs, r.errors...)
+	}
+	return objects, errs
+}
+
+// run reads and decodes one task.
+func (l *Loader) run(t loadTask) loadResult {
+	if t.err != nil {
+		return loadResult{errors: []LoadError{*t.err}}
+	}
+	var data []byte
+	var err *LoadError
+	if t.stdin {
+		data, err = l.readStdin()
+	} else {
+		data, err = readFileLimited(t.path, t.shown, l.maxFileSize())
+	}
+	if err != nil {
+		return loadResult{errors: []LoadError{*err}}
+	}
+	objs, errs := LoadBytes(t.shown, data)
+	return loadResult{objects: objs, errors: errs}
+}
+
+func (l *Loader) readStdin() ([]byte, *LoadError) {
+	r := l.Stdin
+	if r == nil {
+		r = os.Stdin
+	}
+	limit := l.maxFileSize()
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &LoadError{Path: stdinPath, Message: err.Error()}
+	}
+	if int64(len(data)) > limit {
+		return nil, &LoadError{Path: stdinPath, Message: fmt.Sprintf("input is larger than the limit of %d bytes", limit)}
+	}
+	return data, nil
+}
+
+// collectLoadTasks appends the tasks for one path given by the user.
+func collectLoadTasks(tasks []loadTask, p string) []loadTask {
+	shown := filepath.ToSlash(p)
+	fi, err := os.Stat(p) // follows a symbolic link given explicitly
+	if err != nil {
+		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: fsErrorMessage(err)}})
+	}
+	switch {
+	case fi.IsDir():
+		return walkLoadTasks(tasks, p)
+	case fi.Mode().IsRegular():
+		return append(tasks, loadTask{path: p, shown: shown})
+	default:
+		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: notRegularMessage(fi.Mode())}})
+	}
+}
+
+// walkLoadTasks appends the tasks for the manifest files under root.
+func walkLoadTasks(tasks []loadTask, root string) []loadTask {
+	walkRoot := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// WalkDir does not follow a symbolic link given as its root; a
+		// trailing separator makes the system resolve it.
+		walkRoot = root + string(filepath.Separator)
+	}
+	fail := func(path string, err error) {
+		tasks = append(tasks, loadTask{err: &LoadError{Path: filepath.ToSlash(path), Message: fsErrorMessage(err)}})
+	}
+	// WalkDir visits entries in lexical order and does not follow symbolic
+	// links to directories, so link loops cannot make it run forever.
+	_ = filepath.WalkDir(walkRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// Unreadable directory, or an entry removed during the walk.
+			fail(path, err)
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != walkRoot && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !isManifestName(name) {
+			return nil
+		}
+		shown := filepath.ToSlash(path)
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			fi, err := os.Stat(path)
+			if err != nil {
+				fail(path, err) // dangling link or link loop
+				return nil
+			}
+			if fi.IsDir() {
+				return nil // links to directories are not followed
+			}
+			mode = fi.Mode()
+		}
+		if !mode.IsRegular() {
+			tasks = append(tasks, loadTask{err: &LoadError{Path: shown, Message: notRegularMessage(mode)}})
+			return nil
+		}
+		tasks = append(tasks, loadTask{path: path, shown: shown})
+		return nil
+	})
+	return tasks
+}
+
+// isManifestName reports whether a file found in a directory walk is read.
+func isManifestName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func notRegularMessage(mode fs.FileMode) string {
+	kind := "special file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case mode&fs.ModeSocket != 0:
+		kind = "socket"
+	case mode&fs.ModeDevice != 0:
+		kind = "device"
+	}
+	return "not a regular file (" + kind + ")"
+}
+
+// fsErrorMessage returns err's message without the path, which the
+// LoadError already names.
+func fsErrorMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}
+
+// readFileLimited reads a regular file of at most limit bytes. The file is
+// checked with Stat right before it is opened, so special files (a FIFO
+// would block the open) are never opened, and again on the open file.
+func readFileLimited(path, shown string, limit int64) ([]byte, *LoadError) {
+	fail := func(msg string) ([]byte, *LoadError) {
+		return nil, &LoadError{Path: shown, Message: msg}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fail(fsErrorMessage(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(notRegularMessage(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return fail(fmt.Sprintf("file is too large (%d bytes; the limit is %d bytes)", fi.Size(), limit))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(fsErrorMessage(err))
+	}
+	defer f.Close()
+	fi, err = f.Stat()
+	if err != nil {
+		return fail(fsErrorMessage(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(notRegularMessage(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return fail(fmt.Sprintf("file is too large (%d bytes; the limit is %d bytes)", fi.Size(), limit))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return fail(fsErrorMessage(err))
+	}
+	if int64(buf.Len()) > limit {
+		return fail(fmt.Sprintf("file is too large (more than %d bytes; the limit is %d bytes)", limit, limit))
+	}
+	return buf.Bytes(), nil
+}
+
+// yamlDocument is one document of a multi-document file.
+type yamlDocument struct {
+	line int // 1-based line of the document's first line in the file
+	data []byte
+}
+
+// splitYAMLDocuments splits a YAML stream on document markers: a line that
+// is "---" or starts with "--- " or "---\t" starts a document (the marker
+// line, and whatever follows the marker, belongs to it); a "..." line ends
+// one. Comment, blank and directive lines before a "---" belong to the
+// document it starts. Documents holding only such lines are dropped.
+func splitYAMLDocuments(data []byte) []yamlDocument {
+	var docs []yamlDocument
+	start, startLine := 0, 1
+	content := false // the current document has more than comments
+	line := 1
+	for off := 0; off < len(data); line++ {
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if end >= 0 {
+			end += off
+			next = end + 1
+		} else {
+			end = len(data)
+		}
+		text := bytes.TrimSuffix(data[off:end], []byte("\r"))
+		switch {
+		case isDocumentMarker(text, '-'):
+			if content {
+				docs = append(docs, yamlDocument{startLine, data[start:off]})
+				start, startLine = off, line
+			}
+			content = true
+		case isDocumentMarker(text, '.'):
+			if content {
+				docs = append(docs, yamlDocument{startLine, data[start:next]})
+			}
+			start, startLine = next, line+1
+			content = false
+		case !content:
+			t := bytes.TrimLeft(text, " \t")
+			content = len(t) > 0 && t[0] != '#' && text[0] != '%'
+		}
+		off = next
+	}
+	if content {
+		docs = append(docs, yamlDocument{startLine, data[start:]})
+	}
+	return docs
+}
+
+// isDocumentMarker reports whether line is "---" (c '-') or "..." (c '.'),
+// alone or followed by a space or tab.
+func isDocumentMarker(line []byte, c byte) bool {
+	if len(line) < 3 || line[0] != c || line[1] != c || line[2] != c {
+		return false
+	}
+	return len(line) == 3 || line[3] == ' ' || line[3] == '\t'
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// LoadBytes decodes the content of one file (YAML, possibly with several
+// documents, or JSON) named path. It returns the Kubernetes objects found and
+// a LoadError for every document that could not be decoded; the other
+// documents are still returned.
+//
+// A document is an object when its root is a mapping with a string "kind".
+// A document of kind List, or of a kind ending in "List" with an "items"
+// sequence, yields its items instead (items of a FooList that have no kind
+// get kind Foo and the list's apiVersion, as the API server omits them).
+// Documents that are empty, comments, scalars, sequences or mappings without
+// kind are skipped. Line numbers are 1-based and absolute in the file.
+func LoadBytes(path string, data []byte) ([]Object, []LoadError) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, []LoadError{{Path: path, Message: "not a text file"}}
+	}
+	var objects []Object
+	var errs []LoadError
+	fileAliasValues := 0
+	for _, doc := range splitYAMLDocuments(data) {
+		objs, err := decodeYAMLDocument(path, doc, &fileAliasValues)
+		objects = append(objects, objs...)
+		if err != nil {
+			errs = append(errs, *err)
+		}
+	}
+	return objects, errs
+}
+
+// decodeYAMLDocument decodes one document; a document that yaml.v3 sees
+// as several (which the splitter should prevent) is decoded whole.
+func decodeYAMLDocument(path string, doc yamlDocument, fileAliasValues *int) (objs []Object, lerr *LoadError) {
+	offset := doc.line - 1
+	defer func() {
+		// yaml.v3 turns its own panics into errors; this guards against
+		// anything else so that one document cannot take the run down.
+		if r := recover(); r != nil {
+			lerr = &LoadError{Path: path, Line: doc.line, Message: fmt.Sprintf("cannot decode YAML: %v", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(yamlAcceptVersion12(doc.data)))
+	for {
+		var node yaml.Node
+		if err := dec.Decode(&node); err != nil {
+			if err == io.EOF {
+				return objs, nil
+			}
+			line, msg := yamlErrorLine(err.Error(), doc.data)
+			return objs, &LoadError{Path: path, Line: offset + line, Message: msg}
+		}
+		found, err := documentObjects(path, &node, offset, fileAliasValues)
+		objs = append(objs, found...)
+		if err != nil {
+			return objs, err
+		}
+	}
+}
+
+// yamlAcceptVersion12 rewrites a "%YAML 1.2" directive before the
+// document to "%YAML 1.1" (same length, so lines and columns are kept):
+// yaml.v3 implements YAML 1.2 but rejects documents declaring it.
+func yamlAcceptVersion12(data []byte) []byte {
+	copied := false
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += off
+		}
+		line := data[off:end]
+		if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] != '#' && line[0] != '%' {
+			break // the directives end at the first other line
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("%YAML")); ok {
+			rest = bytes.TrimLeft(rest, " \t")
+			if v, ok := bytes.CutPrefix(rest, []byte("1.2")); ok && (len(v) == 0 || v[0] == ' ' || v[0] == '\t' || v[0] == '\r') {
+				if !copied {
+					data = bytes.Clone(data)
+					copied = true
+				}
+				i := off + len(line) - len(rest) + 2 // the "2" of "1.2"
+				data[i] = '1'
+			}
+		}
+		off = end + 1
+	}
+	return data
+}
+
+var yamlErrorPattern = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlParserProblems are the yaml.v3 parser (not scanner) messages, whose
+// line numbers yaml.v3 reports 0-based.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// yamlErrorLine splits a yaml.v3 error message into the 1-based line
+// (relative to data; 1 when yaml.v3 gives none) and the message without
+// the "yaml: line N:" prefix.
+func yamlErrorLine(msg string, data []byte) (int, string) {
+	m := yamlErrorPattern.FindStringSubmatch(msg)
+	if m == nil {
+		return 1, strings.TrimPrefix(msg, "yaml: ")
+	}
+	line, _ := strconv.Atoi(m[1])
+	msg = m[2]
+	if yamlParserProblems[msg] {
+		line++
+	}
+	// Keep the line inside the document (errors at the end of the input
+	// can point one line past it).
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	line = max(1, min(line, lines))
+	return line, msg
+}
+
+var (
+	kindTerm       = ast.InternedTerm("kind")
+	apiVersionTerm = ast.InternedTerm("apiVersion")
+	metadataTerm   = ast.InternedTerm("metadata")
+	itemsTerm      = ast.InternedTerm("items")
+	nameTerm       = ast.InternedTerm("name")
+	namespaceTerm  = ast.InternedTerm("namespace")
+)
+
+// documentObjects returns the objects of one decoded document.
+func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *int) ([]Object, *LoadError) {
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, nil
+		}
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode || !mayHaveKind(root) {
+		return nil, nil
+	}
+	c := yamlConverter{lineOffset: offset, fileAliasValues: fileAliasValues}
+	t, err := c.term(root)
+	if err != nil {
+		line, msg := 0, err.Error()
+		var ye *YAMLError
+		if errors.As(err, &ye) {
+			line, msg = ye.Line, ye.Message
+		}
+		if line == 0 {
+			line = offset + root.Line
+		}
+		return nil, &LoadError{Path: path, Line: line, Message: msg}
+	}
+	obj, ok := t.Value.(ast.Object)
+	if !ok {
+		return nil, nil
+	}
+	kind, ok := stringField(obj, kindTerm)
+	if !ok {
+		return nil, nil
+	}
+	if items, ok := listItems(obj, kind); ok {
+		return listObjects(path, root, obj, kind, items, offset), nil
+	}
+	return []Object{newObject(path, offset+firstKeyLine(root), obj)}, nil
+}
+
+// mayHaveKind reports whether a mapping has a "kind" key or a merge key
+// that could bring one, so that other mappings (Helm values files,
+// kustomizations without kind, ...) are skipped without being converted.
+func mayHaveKind(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if k.Kind == yaml.AliasNode && k.Alias != nil {
+			k = k.Alias
+		}
+		if k.Kind == yaml.ScalarNode && (k.Value == "kind" || k.Value == "<<") {
+			return true
+		}
+	}
+	return false
+}
+
+// listItems returns the items of a List: kind List (items may be absent or
+// null) or a kind ending in List with an items sequence.
+func listItems(obj ast.Object, kind string) (*ast.Array, bool) {
+	if !strings.HasSuffix(kind, "List") {
+		return nil, false
+	}
+	items := obj.Get(itemsTerm)
+	if items != nil {
+		if arr, ok := items.Value.(*ast.Array); ok {
+			return arr, true
+		}
+	}
+	if kind == "List" && (items == nil || items.Value.Compare(ast.Null{}) == 0) {
+		return ast.NewArray(), true
+	}
+	return nil, false
+}
+
+// listObjects expands the items of a List document.
+func listObjects(path string, root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []Object {
+	// The YAML nodes of the items, for their lines.
+	var itemNodes []*yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
+			v := root.Content[i+1]
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if v.Kind == yaml.SequenceNode && len(v.Content) == items.Len() {
+				itemNodes = v.Content
+			}
+		}
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	apiVersion, hasAPIVersion := stringField(list, apiVersionTerm)
+	var objs []Object
+	for i := range items.Len() {
+		item, ok := items.Elem(i).Value.(ast.Object)
+		if !ok {
+			continue
+		}
+		if _, ok := stringField(item, kindTerm); !ok {
+			if kind == "List" {
+				continue
+			}
+			item.Insert(kindTerm, ast.StringTerm(itemKind))
+			if item.Get(apiVersionTerm) == nil && hasAPIVersion {
+				item.Insert(apiVersionTerm, ast.StringTerm(apiVersion))
+			}
+		}
+		line := firstKeyLine(root)
+		if itemNodes != nil {
+			n := itemNodes[i]
+			if n.Kind == yaml.AliasNode && n.Alias != nil {
+				n = n.Alias
+			}
+			line = firstKeyLine(n)
+		}
+		objs = append(objs, newObject(path, offset+line, item))
+	}
+	return objs
+}
+
+// firstKeyLine returns the line of a mapping's first key (of the node
+// itself when it has none).
+func firstKeyLine(n *yaml.Node) int {
+	if n.Kind == yaml.MappingNode && len(n.Content) > 0 {
+		return n.Content[0].Line
+	}
+	return n.Line
+}
+
+func newObject(path string, line int, obj ast.Object) Object {
+	o := Object{Path: path, Line: line, Value: obj}
+	o.APIVersion, _ = stringField(obj, apiVersionTerm)
+	o.Kind, _ = stringField(obj, kindTerm)
+	if md := obj.Get(metadataTerm); md != nil {
+		if m, ok := md.Value.(ast.Object); ok {
+			o.Namespace, _ = stringField(m, namespaceTerm)
+			o.Name, _ = stringField(m, nameTerm)
+		}
+	}
+	return o
+}
+
+// stringField returns obj[key] when it is a string.
+func stringField(obj ast.Object, key *ast.Term) (string, bool) {
+	v := obj.Get(key)
+	if v == nil {
+		return "", false
+	}
+	s, ok := v.Value.(ast.String)
+	return string(s), ok
+}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// run executes the CLI in-process and returns stdout, stderr and the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := Run(context.Background(), args, IO{In: strings.NewReader(stdin), Out: &out, Err: &errOut})
+	code := ExitCode(err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"contradiction", []string{"check", "../../examples/contradiction"}, ExitFindings},
+		{"fix stage branches", []string{"check", "../../examples/fix-stage-branches"}, ExitOK},
+		{"fix no desiredRevision", []string{"check", "../../examples/fix-no-desired-revision"}, ExitOK},
+		{"fix updateTargetRevision", []string{"check", "../../examples/fix-update-target-revision"}, ExitOK},
+		{"fail-on never", []string{"check", "--fail-on", "never", "../../examples/contradiction"}, ExitOK},
+		{"no paths", []string{"check"}, ExitIncomplete},
+		{"unknown flag", []string{"check", "--nope", "x"}, ExitIncomplete},
+		{"unknown format", []string{"check", "-o", "xml", "x"}, ExitIncomplete},
+		{"unknown fail-on", []string{"check", "--fail-on", "sometimes", "x"}, ExitIncomplete},
+		{"missing path", []string{"check", "does-not-exist"}, ExitIncomplete},
+		{"unknown command", []string{"frobnicate"}, ExitIncomplete},
+		{"help", []string{"help"}, ExitOK},
+		{"check help", []string{"check", "--help"}, ExitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
+			}
+		})
+	}
+}
+
+func TestJSONContract(t *testing.T) {
+	stdout, _, code := run(t, "", "check", "-o", "json", "../../examples/contradiction")
+	if code != ExitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"findings", "errors", "summary"} {
+		if _, ok := doc[key]; !ok {
+			t.Errorf("JSON lacks %q", key)
+		}
+	}
+	if string(doc["errors"]) != "[]" {
+		t.Errorf("errors = %s, want []", doc["errors"])
+	}
+	var report evaluator.Report
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	f := report.Findings[0]
+	if f.Rule != "shared-branch-contradiction" || f.Title == "" || f.Message == "" || f.Remediation == "" {
+		t.Errorf("finding lacks fields: %+v", f)
+	}
+	r := f.Resources[0]
+	want := evaluator.Resource{APIVersion: "kargo.akuity.io/v1alpha1", Kind: "Stage", Namespace: "acme", Name: "dev", File: "../../examples/contradiction/kargo.yaml", Line: 18}
+	if r != want {
+		t.Errorf("first resource %+v, want %+v", r, want)
+	}
+	if report.Summary != (evaluator.Summary{Objects: 6, Error: 1}) {
+		t.Errorf("summary %+v", report.Summary)
+	}
+	// Field names of the contract, spelled exactly.
+	for _, key := range []string{`"rule"`, `"severity"`, `"title"`, `"message"`, `"remediation"`, `"resources"`, `"apiVersion"`, `"kind"`, `"namespace"`, `"name"`, `"file"`, `"line"`, `"objects"`, `"error"`, `"warning"`, `"info"`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("JSON lacks key %s", key)
+		}
+	}
+}
+
+// A broken file is reported with file:line and exit 2, and the finding from the
+// files that loaded is still reported.
+func TestBrokenFileKeepsOtherFindings(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"argocd.yaml", "kargo.yaml"} {
+		b, err := os.ReadFile(filepath.Join("../../examples/contradiction", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	broken := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {a: [1, 2}\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := run(t, "", "check", "-o", "json", dir)
+	if code != ExitIncomplete {
+		t.Fatalf("exit %d, want %d", code, ExitIncomplete)
+	}
+	var report evaluator.Report
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Findings) != 1 || report.Findings[0].Rule != "shared-branch-contradiction" {
+		t.Errorf("findings from the valid files were lost: %+v", report.Findings)
+	}
+	if len(report.Errors) != 1 {
+		t.Fatalf("errors %+v, want one", report.Errors)
+	}
+	e := report.Errors[0]
+	if e.Path != filepath.ToSlash(filepath.Join(dir, "broken.yaml")) || e.Line != 5 || e.Message == "" {
+		t.Errorf("error %+v, want broken.yaml line 5", e)
+	}
+	text, _, code := run(t, "", "check", dir)
+	if code != ExitIncomplete || !strings.Contains(text, "broken.yaml:5:") || !strings.Contains(text, "shared-branch-contradiction") {
+		t.Errorf("text output (exit %d) lacks the error location or the finding:\n%s", code, text)
+	}
+}
+
+func TestStdin(t *testing.T) {
+	b, err := os.ReadFile("../../examples/contradiction/argocd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := run(t, string(b), "check", "-o", "json", "-", "../../examples/contradiction/kargo.yaml")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1:\n%s", code, stdout)
+	}
+	if !strings.Contains(stdout, `"file": "<stdin>"`) {
+		t.Errorf("stdin objects not named <stdin>:\n%s", stdout)
+	}
+}
+
+func TestTextNamesEverything(t *testing.T) {
+	stdout, _, _ := run(t, "", "check", "../../examples/contradiction")
+	for _, want := range []string{
+		"ERROR  shared-branch-contradiction",
+		"pointer  github.com/acme/deploy @ main",
+		"acme/dev", "acme/qa", "argocd/dev", "argocd/qa",
+		"../../examples/contradiction/kargo.yaml:18",
+		"auto-sync on",
+		"Stage-specific branches (recommended)",
+		"6 objects checked: 1 error, 0 warnings, 0 info",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestRulesCommand(t *testing.T) {
+	stdout, _, code := run(t, "", "rules")
+	if code != 0 || !strings.Contains(stdout, "shared-branch-contradiction") {
+		t.Errorf("rules (exit %d):\n%s", code, stdout)
+	}
+}
