@@ -19,13 +19,13 @@ func Example() {
 	objs, errs := evaluator.LoadBytes("estate.yaml", []byte(strings.TrimSpace(`
 apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata: {name: dev, namespace: argocd}
+metadata: {name: dev, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:dev"}}
 spec:
   source: {repoURL: https://git.example/acme/deploy.git, targetRevision: main}
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata: {name: qa, namespace: argocd}
+metadata: {name: qa, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:qa"}}
 spec:
   source: {repoURL: https://git.example/acme/deploy.git, targetRevision: main}
 ---

@@ -66,6 +66,9 @@ type loadResult struct {
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
 func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+	if l == nil {
+		l = &Loader{}
+	}
 	var tasks []loadTask
 	stdinSeen := false
 	for _, p := range paths {
@@ -358,7 +361,13 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // sequence, yields its items instead (items of a FooList that have no kind
 // get kind Foo and the list's apiVersion, as the API server omits them).
 // Documents that are empty, comments, scalars, sequences or mappings without
-// kind are skipped. Line numbers are 1-based and absolute in the file.
+// kind are skipped. Line numbers are 1-based and absolute in the file. A
+// document yaml.v3 cannot parse is reported at the line yaml.v3 names
+// (scanner errors point at the offending line, parser errors such as "did
+// not find expected key" at the start of the enclosing collection) or, when
+// it names none, at the document's first line. A leading UTF-8 BOM is
+// ignored and CRLF line ends are accepted; content with NUL bytes is
+// reported as "not a text file".
 func LoadBytes(path string, data []byte) ([]Object, []LoadError) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if bytes.IndexByte(data, 0) >= 0 {

@@ -43,8 +43,10 @@ func TestBinaryBrokenInput(t *testing.T) {
 		t.Fatalf("exit %d, want 2", code)
 	}
 	var report struct {
-		Findings []struct{ Rule string } `json:"findings"`
-		Errors   []struct {
+		Findings []struct {
+			Rule string `json:"rule"`
+		} `json:"findings"`
+		Errors []struct {
 			File string `json:"file"`
 			Line int    `json:"line"`
 		} `json:"errors"`
@@ -52,7 +54,7 @@ func TestBinaryBrokenInput(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
 	}
-	if len(report.Findings) != 1 || len(report.Errors) != 1 || !strings.HasSuffix(report.Errors[0].File, "zz-broken.yaml") || report.Errors[0].Line == 0 {
+	if len(report.Findings) == 0 || report.Findings[0].Rule != "shared-branch-contradiction" || len(report.Errors) != 1 || !strings.HasSuffix(report.Errors[0].File, "zz-broken.yaml") || report.Errors[0].Line == 0 {
 		t.Errorf("got %+v", report)
 	}
 }

@@ -18,6 +18,11 @@ known(s) if {
 	not has_expr(s)
 }
 
+# is_known is known as a value: true or false, never undefined.
+is_known(s) if known(s)
+
+else := false
+
 # subst substitutes what env (`{"ctx": {...}, "vars": {...}}`) knows in s.
 subst(s, _) := s if not is_string(s)
 

@@ -45,3 +45,85 @@ estate(objs) := [entry(o) | some o in objs]
 
 # ids returns the rule ids of a set of findings.
 ids(findings) := {f.rule | some f in findings}
+
+# ---------------------------------------------------------------------------
+# Builders for the model's own tests.
+
+sha := "0123456789abcdef0123456789abcdef01234567"
+
+# application is an Application with the given metadata and spec; ns "" leaves
+# metadata.namespace out.
+application(ns, name, meta, spec) := {
+	"apiVersion": "argoproj.io/v1alpha1",
+	"kind": "Application",
+	"metadata": object.union(namespaced(ns, name), meta),
+	"spec": spec,
+}
+
+namespaced("", name) := {"name": name}
+
+namespaced(ns, name) := {"name": name, "namespace": ns} if ns != ""
+
+# authorizing is Application metadata authorizing stages ("acme:dev, acme:qa").
+authorizing(stages) := {"annotations": {"kargo.akuity.io/authorized-stage": stages}}
+
+# labelled is Application metadata with labels, authorizing stages.
+labelled(labels, stages) := object.union(authorizing(stages), {"labels": labels})
+
+# tracking is an Application spec with one source.
+tracking(url, rev) := {"source": {"repoURL": url, "targetRevision": rev, "path": "."}}
+
+# full_stage is a Stage in namespace acme with the given spec.
+full_stage(name, spec) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1",
+	"kind": "Stage",
+	"metadata": {"name": name, "namespace": "acme"},
+	"spec": spec,
+}
+
+# template_stage is a Stage with Stage vars, template vars and steps.
+template_stage(name, stage_vars, template_vars, steps) := full_stage(name, {
+	"vars": stage_vars,
+	"promotionTemplate": {"spec": {"vars": template_vars, "steps": steps}},
+})
+
+# promotion_task is a PromotionTask (ns set) or a ClusterPromotionTask (ns "").
+promotion_task(ns, name, vars, steps) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1",
+	"kind": "PromotionTask",
+	"metadata": {"name": name, "namespace": ns},
+	"spec": {"vars": vars, "steps": steps},
+} if ns != ""
+
+promotion_task("", name, vars, steps) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1",
+	"kind": "ClusterPromotionTask",
+	"metadata": {"name": name},
+	"spec": {"vars": vars, "steps": steps},
+}
+
+var(name, value) := {"name": name, "value": value}
+
+# clone checks out branch at path ("" branch: the default branch).
+clone(url, checkouts) := {"uses": "git-clone", "as": "clone", "config": {"repoURL": url, "checkout": checkouts}}
+
+checkout(path, "") := {"path": path}
+
+checkout(path, branch) := {"path": path, "branch": branch} if branch != ""
+
+# push is a git-push step with extra config.
+push(alias, path, extra) := {"uses": "git-push", "as": alias, "config": object.union({"path": path}, extra)}
+
+# update is an argocd-update step.
+update(apps) := {"uses": "argocd-update", "config": {"apps": apps}}
+
+# pin_url is an argocd-update sources[] entry pinning url to the pushed commit.
+pin_url(url) := {"repoURL": url, "desiredRevision": "${{ outputs.push.commit }}"}
+
+# application_set is an ApplicationSet in namespace ns.
+application_set(ns, name, spec) := {
+	"apiVersion": "argoproj.io/v1alpha1",
+	"kind": "ApplicationSet",
+	"metadata": {"name": name, "namespace": ns},
+	"spec": spec,
+}

@@ -125,7 +125,7 @@ targets(s, entry, name, ns) := [] if {
 } else := [target(a, s, "name") | some a in apps.by_key[sprintf("%s/%s", [ns, name])]] if {
 	not has_selector(entry)
 	count(object.get(apps.by_key, sprintf("%s/%s", [ns, name]), [])) > 0
-} else := [target(a, s, "pattern") |
+} else := [target(instance(a, name), s, "pattern") |
 	not has_selector(entry)
 	some a in apps.patterns
 	a.namespace == ns
@@ -141,6 +141,15 @@ has_selector(entry) if {
 	is_object(entry.selector)
 } else := false
 
+# instance names one Application of an ApplicationSet whose names are a pattern:
+# the one an argocd-update entry names.
+instance(a, name) := object.union(a, {
+	"name": name,
+	"key": sprintf("%s/%s", [a.namespace, name]),
+	"name_known": true,
+	"ref": object.union(a.ref, {"name": name}),
+})
+
 resolvable(name, ns) if {
 	expr.known(name)
 	expr.known(ns)
@@ -151,6 +160,9 @@ target(a, s, via) := {"app": a, "via": via, "authorized": authorized(a, s)}
 
 authorized(a, s) := "unknown" if {
 	not a.metadata_known
+} else := "unknown" if {
+	v := object.get(a.annotations, "kargo.akuity.io/authorized-stage", "")
+	not expr.known(v)
 } else if {
 	apps.authorizes(a, s.project, s.name)
 } else := false
@@ -247,6 +259,9 @@ pins_by_pointer := {k: group |
 	group := [p | some p in pins; p.pointer.key == k]
 }
 
+# pin_pointers lists the distinct known, floating pointers that some Stage pins.
+pin_pointers := {k | some k, group in pins_by_pointer; group[0].pointer.floating}
+
 # pins_by_app groups pins by Application key.
 pins_by_app := {k: group |
 	some k in {p.app.key | some p in pins}
@@ -280,7 +295,7 @@ step_writers := [w |
 		"step": push,
 		"repo_url": clone.url,
 		"repo_id": repo.id(clone.url),
-		"repo_known": expr.known(clone.url),
+		"repo_known": expr.is_known(clone.url),
 		"rev": rev,
 	}
 ]
@@ -295,7 +310,7 @@ legacy_writers := [w |
 		"step": {"alias": "promotionMechanisms.gitRepoUpdates", "uses": "gitRepoUpdates"},
 		"repo_url": url,
 		"repo_id": repo.id(url),
-		"repo_known": expr.known(url),
+		"repo_known": expr.is_known(url),
 		"rev": revision.classify(object.get(g, "writeBranch", "")),
 	}
 ]
@@ -362,3 +377,13 @@ writers_by_pointer := {k: group |
 	some k in {w.pointer.key | some w in writers; w.pointer.known}
 	group := [w | some w in writers; w.pointer.key == k]
 }
+
+# writers_by_stage groups writes by Stage key.
+writers_by_stage := {k: group |
+	some k in {w.stage.key | some w in writers}
+	group := [w | some w in writers; w.stage.key == k]
+}
+
+# unknown_writes lists the Stages some of whose pushes land on a repository or
+# branch the model cannot know.
+unknown_writes := {w.stage.key | some w in writers; not w.pointer.known}

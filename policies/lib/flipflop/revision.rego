@@ -74,11 +74,12 @@ is_constraint(r) if contains(r, "||")
 
 is_constraint(r) if regex.match(`^v?[0-9]+(\.[0-9]+){0,2}\s+-\s+v?[0-9]`, r)
 
-# floating reports whether a classified revision follows a moving pointer.
-floating(c) if c.kind in {"default", "branch", "semver"}
+# floating reports whether a classified revision follows a moving pointer
+# (true or false, never undefined).
+floating(c) := c.kind in {"default", "branch", "semver"}
 
 # fixed reports whether a classified revision names one commit or one version.
-fixed(c) if c.kind in {"sha", "tag", "version"}
+fixed(c) := c.kind in {"sha", "tag", "version"}
 
 # for_chart adjusts a Git classification for a Helm repository chart source:
 # an exact version is fixed, a constraint floats, anything else is unknown.

@@ -1,0 +1,61 @@
+package lib.flipflop.rules.missing_authorized_stage_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.rules.missing_authorized_stage as rule
+
+annotated(name, value) := object.union(f.app(name, "main"), {"metadata": {"annotations": {"kargo.akuity.io/authorized-stage": value}}})
+
+bare(name) := json.remove(f.app(name, "main"), ["metadata/annotations"])
+
+test_missing_annotation if {
+	estate := f.estate([bare("dev"), f.stage("dev", "main", [f.no_pin("dev")])])
+	some finding in rule.report with input as estate
+	contains(finding.message, "is missing")
+	finding.details.wants == "acme:dev"
+}
+
+test_other_stage_named if {
+	estate := f.estate([annotated("dev", "acme:qa"), f.stage("dev", "main", [f.no_pin("dev")])])
+	count(rule.report) == 1 with input as estate
+}
+
+test_other_project_named if {
+	estate := f.estate([annotated("dev", "other:dev"), f.stage("dev", "main", [f.no_pin("dev")])])
+	count(rule.report) == 1 with input as estate
+}
+
+test_glob_rejected if {
+	estate := f.estate([annotated("dev", "acme:*"), f.stage("dev", "main", [f.no_pin("dev")])])
+	some finding in rule.report with input as estate
+	contains(finding.message, "glob")
+}
+
+test_list_authorizes if {
+	estate := f.estate([annotated("dev", "acme:qa, acme:dev"), f.stage("dev", "main", [f.no_pin("dev")])])
+	count(rule.report) == 0 with input as estate
+}
+
+test_exact_authorizes if {
+	estate := f.estate([f.app("dev", "main"), f.stage("dev", "main", [f.pin("dev")])])
+	count(rule.report) == 0 with input as estate
+}
+
+selector := {"selector": {"matchLabels": {"team": "acme"}}}
+
+labelled(name, value) := object.union(annotated(name, value), {"metadata": {"labels": {"team": "acme"}}})
+
+test_selector_with_one_authorized_match_is_fine if {
+	estate := f.estate([labelled("a", "acme:dev"), labelled("b", "acme:qa"), f.stage("dev", "main", [selector])])
+	count(rule.report) == 0 with input as estate
+}
+
+test_selector_with_no_authorized_match if {
+	estate := f.estate([labelled("a", "acme:qa"), labelled("b", "acme:qa"), f.stage("dev", "main", [selector])])
+	some finding in rule.report with input as estate
+	count(finding.details.applications) == 2
+}
+
+test_unknown_annotation_is_not_an_error if {
+	estate := f.estate([annotated("dev", "acme:${{ applicationset-parameter }}"), f.stage("dev", "main", [f.no_pin("dev")])])
+	count(rule.report) == 0 with input as estate
+}
