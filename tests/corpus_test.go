@@ -107,3 +107,39 @@ func TestCorpusCleanEstates(t *testing.T) {
 		})
 	}
 }
+
+// With a checkout of the repository the git generator reads, the homelab
+// ApplicationSet is expanded exactly and the finding names the real Application.
+func TestCorpusHomelabWithRepoRoot(t *testing.T) {
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skip("corpus not present")
+	}
+	root := t.TempDir()
+	for _, d := range []string{"portfolio", "portfolio-stage", "grafana"} {
+		os.MkdirAll(filepath.Join(root, "k8s/talos/apps", d), 0o755)
+	}
+	objs, errs := (&evaluator.Loader{}).Load([]string{
+		filepath.Join(corpus, homelabApps),
+		filepath.Join(corpus, "homelab/at-61e0d48/k8s/talos/infra/kargo-portfolio/stage-prod.yaml"),
+		filepath.Join(corpus, "homelab/at-759454d/k8s/talos/infra/kargo-portfolio/stage-stage.yaml"),
+	})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	objs, errs = evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{{Dir: root}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ev, _ := evaluator.New(context.Background(), evaluator.Settings{})
+	r, err := ev.Evaluate(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, f := range r.Findings {
+		rules[f.Rule] = true
+	}
+	if !rules["foreign-branch-writer"] || rules["unknown-application"] {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}

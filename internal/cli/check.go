@@ -21,6 +21,7 @@ type checkFlags struct {
 	defaultBranch   string
 	argocdNamespace string
 	maxFileSize     int64
+	repoRoots       []string
 }
 
 func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
@@ -30,6 +31,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: error, warning, info, never")
 	fs.StringVar(&f.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
 	fs.StringVar(&f.argocdNamespace, "argocd-namespace", "", "namespace of Applications when argocd-update or the Application omits it (default argocd)")
+	fs.StringArrayVar(&f.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
 	return fs, f
 }
@@ -56,6 +58,18 @@ func (f *checkFlags) validate() error {
 		return usagef("--max-file-size must be positive")
 	}
 	return nil
+}
+
+func (f *checkFlags) roots() ([]evaluator.RepoRoot, error) {
+	var roots []evaluator.RepoRoot
+	for _, dir := range f.repoRoots {
+		r, err := evaluator.NewRepoRoot(dir)
+		if err != nil {
+			return nil, usagef("--repo-root: %v", err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
 }
 
 func (f *checkFlags) settings() evaluator.Settings {
@@ -85,8 +99,14 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	roots, err := f.roots()
+	if err != nil {
+		return err
+	}
 	loader := &evaluator.Loader{MaxFileSize: f.maxFileSize, Stdin: stdio.In}
 	objs, loadErrs := loader.Load(paths)
+	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
+	loadErrs = append(loadErrs, genErrs...)
 	report, err := ev.Evaluate(ctx, objs)
 	if err != nil {
 		return err

@@ -1,0 +1,351 @@
+package evaluator
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"sigs.k8s.io/yaml"
+)
+
+// RepoRoot is a local checkout that ApplicationSet git generators read.
+type RepoRoot struct {
+	// Dir is the checkout's directory.
+	Dir string
+	// Origin is the repository identity of the checkout's origin remote
+	// ("host/org/repo"), read from Dir/.git/config; empty when unknown, in which
+	// case the checkout stands in for every git generator.
+	Origin string
+}
+
+// NewRepoRoot describes the checkout at dir.
+func NewRepoRoot(dir string) (RepoRoot, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return RepoRoot{}, err
+	}
+	if !fi.IsDir() {
+		return RepoRoot{}, fmt.Errorf("%s is not a directory", dir)
+	}
+	return RepoRoot{Dir: dir, Origin: originOf(dir)}, nil
+}
+
+// originOf reads the URL of remote "origin" from dir/.git/config.
+func originOf(dir string) string {
+	f, err := os.Open(filepath.Join(dir, ".git", "config"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	inOrigin := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			inOrigin = line == `[remote "origin"]`
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && inOrigin && strings.TrimSpace(k) == "url" {
+			return RepoID(strings.TrimSpace(v))
+		}
+	}
+	return ""
+}
+
+var (
+	schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	scpRE    = regexp.MustCompile(`^([^/:]+):([^/:][^:]*)$`)
+	portRE   = regexp.MustCompile(`:[0-9]*$`)
+	scpPort  = regexp.MustCompile(`^[^:]*:[0-9]+(/|$)`)
+)
+
+// RepoID is the Go twin of the policies' repository identity (lib.flipflop.repo.id):
+// host/path, lower case, without scheme, credentials, port, trailing "/" or ".git".
+func RepoID(url string) string {
+	u := strings.ToLower(strings.TrimSpace(url))
+	var host, rest string
+	switch {
+	case schemeRE.MatchString(u):
+		u = schemeRE.ReplaceAllString(u, "")
+		host, rest, _ = strings.Cut(u, "/")
+	case scpRE.MatchString(u) && !scpPort.MatchString(u):
+		m := scpRE.FindStringSubmatch(u)
+		host, rest = m[1], m[2]
+	default:
+		host, rest, _ = strings.Cut(u, "/")
+	}
+	if i := strings.LastIndex(host, "@"); i >= 0 {
+		host = host[i+1:]
+	}
+	host = portRE.ReplaceAllString(host, "")
+	id := host
+	if rest != "" {
+		id += "/" + rest
+	}
+	return strings.TrimSuffix(strings.TrimRight(id, "/"), ".git")
+}
+
+// ExpandGitGenerators rewrites the git directory and file generators of every
+// ApplicationSet whose repository one of roots checks out into the list
+// generators they would produce, so the policies expand them exactly. Objects
+// other than ApplicationSets pass through untouched.
+func ExpandGitGenerators(objs []Object, roots []RepoRoot) ([]Object, []LoadError) {
+	if len(roots) == 0 {
+		return objs, nil
+	}
+	var errs []LoadError
+	out := make([]Object, len(objs))
+	copy(out, objs)
+	for i, o := range out {
+		if o.Kind != "ApplicationSet" || !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
+			continue
+		}
+		doc, err := ast.JSON(o.Value)
+		if err != nil {
+			continue
+		}
+		m, ok := doc.(map[string]any)
+		if !ok {
+			continue
+		}
+		spec, _ := m["spec"].(map[string]any)
+		if spec == nil {
+			continue
+		}
+		goTemplate, _ := spec["goTemplate"].(bool)
+		gens, _ := spec["generators"].([]any)
+		changed := false
+		for gi, g := range gens {
+			ng, ch, err := expandGenerator(g, roots, goTemplate)
+			if err != nil {
+				errs = append(errs, LoadError{Path: o.Path, Line: o.Line, Message: fmt.Sprintf("ApplicationSet %s/%s: %v", o.Namespace, o.Name, err)})
+				continue
+			}
+			if ch {
+				gens[gi] = ng
+				changed = true
+			}
+		}
+		if !changed {
+			continue
+		}
+		v, err := ast.InterfaceToValue(m)
+		if err != nil {
+			errs = append(errs, LoadError{Path: o.Path, Line: o.Line, Message: err.Error()})
+			continue
+		}
+		out[i].Value = v
+	}
+	return out, errs
+}
+
+// expandGenerator expands a git generator (also inside matrix and merge).
+func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error) {
+	gm, ok := g.(map[string]any)
+	if !ok {
+		return g, false, nil
+	}
+	for _, combo := range []string{"matrix", "merge"} {
+		c, ok := gm[combo].(map[string]any)
+		if !ok {
+			continue
+		}
+		children, _ := c["generators"].([]any)
+		changed := false
+		for i, child := range children {
+			n, ch, err := expandGenerator(child, roots, goTemplate)
+			if err != nil {
+				return g, false, err
+			}
+			if ch {
+				children[i], changed = n, true
+			}
+		}
+		return g, changed, nil
+	}
+	git, ok := gm["git"].(map[string]any)
+	if !ok {
+		return g, false, nil
+	}
+	repoURL, _ := git["repoURL"].(string)
+	root, ok := rootFor(roots, repoURL)
+	if !ok {
+		return g, false, nil
+	}
+	var elems []any
+	var err error
+	switch {
+	case git["directories"] != nil:
+		elems, err = directoryParams(root.Dir, git, goTemplate)
+	case git["files"] != nil:
+		elems, err = fileParams(root.Dir, git, goTemplate)
+	default:
+		return g, false, nil
+	}
+	if err != nil {
+		return g, false, err
+	}
+	ng := map[string]any{"list": map[string]any{"elements": elems}}
+	if t, ok := gm["template"]; ok {
+		ng["template"] = t
+	}
+	return ng, true, nil
+}
+
+func rootFor(roots []RepoRoot, repoURL string) (RepoRoot, bool) {
+	id := RepoID(repoURL)
+	for _, r := range roots {
+		if r.Origin == "" || r.Origin == id {
+			return r, true
+		}
+	}
+	return RepoRoot{}, false
+}
+
+// directoryParams lists the directories of dir matching the generator's
+// directories[] patterns (Go path.Match; exclude entries remove), as Argo CD's
+// git directory generator does (hidden directories skipped).
+func directoryParams(dir string, git map[string]any, goTemplate bool) ([]any, error) {
+	var include, exclude []string
+	for _, d := range asSlice(git["directories"]) {
+		dm, _ := d.(map[string]any)
+		p, _ := dm["path"].(string)
+		if ex, _ := dm["exclude"].(bool); ex {
+			exclude = append(exclude, p)
+		} else {
+			include = append(include, p)
+		}
+	}
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() || p == dir {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if matchAny(include, rel) && !matchAny(exclude, rel) {
+			dirs = append(dirs, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(dirs)
+	elems := make([]any, 0, len(dirs))
+	for _, d := range dirs {
+		elems = append(elems, pathParams(d, goTemplate, false))
+	}
+	return elems, nil
+}
+
+// fileParams reads every file of dir matching files[].path and turns its keys
+// into parameters, plus the path parameters.
+func fileParams(dir string, git map[string]any, goTemplate bool) ([]any, error) {
+	var elems []any
+	for _, f := range asSlice(git["files"]) {
+		fm, _ := f.(map[string]any)
+		pattern, _ := fm["path"].(string)
+		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(matches)
+		for _, m := range matches {
+			b, err := os.ReadFile(m)
+			if err != nil {
+				return nil, err
+			}
+			var content map[string]any
+			if err := yaml.Unmarshal(b, &content); err != nil {
+				return nil, fmt.Errorf("git files generator: %s: %v", m, err)
+			}
+			rel, _ := filepath.Rel(dir, m)
+			params := pathParams(filepath.ToSlash(rel), goTemplate, true)
+			for k, v := range content {
+				if goTemplate {
+					params[k] = v
+				} else {
+					flattenInto(params, k, v)
+				}
+			}
+			elems = append(elems, params)
+		}
+	}
+	return elems, nil
+}
+
+// pathParams builds the path parameters of Argo CD's git generators.
+func pathParams(p string, goTemplate, file bool) map[string]any {
+	d := p
+	if file {
+		d = path.Dir(p)
+	}
+	base := path.Base(d)
+	norm := normalize(base)
+	segs := strings.Split(d, "/")
+	if goTemplate {
+		pp := map[string]any{"path": d, "basename": base, "basenameNormalized": norm, "segments": toAny(segs)}
+		if file {
+			pp["filename"] = path.Base(p)
+			pp["filenameNormalized"] = normalize(path.Base(p))
+		}
+		return map[string]any{"path": pp}
+	}
+	params := map[string]any{"path": d, "path.basename": base, "path.basenameNormalized": norm}
+	for i, s := range segs {
+		params[fmt.Sprintf("path[%d]", i)] = s
+	}
+	if file {
+		params["path.filename"] = path.Base(p)
+		params["path.filenameNormalized"] = normalize(path.Base(p))
+	}
+	return params
+}
+
+var nonDNS = regexp.MustCompile(`[^a-z0-9-.]`)
+
+func normalize(s string) string { return nonDNS.ReplaceAllString(strings.ToLower(s), "-") }
+
+func flattenInto(params map[string]any, prefix string, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, vv := range t {
+			flattenInto(params, prefix+"."+k, vv)
+		}
+	default:
+		params[prefix] = fmt.Sprint(t)
+	}
+}
+
+func matchAny(patterns []string, p string) bool {
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func asSlice(v any) []any { s, _ := v.([]any); return s }
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
