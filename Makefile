@@ -46,7 +46,17 @@ rego-test: tools ## Rego unit tests with coverage
 go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest)
 	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) go test $(GO_TEST_FLAGS) ./...
 
-test: lint rego-test go-test ## everything CI runs
+bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
+	rm -rf bundles
+	go run ./cmd/flipflop export all bundles
+
+check-bundles: ## fail when the committed bundles/ differ from what policies/ generate
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	go run ./cmd/flipflop export all $$tmp; \
+	if ! diff -r $$tmp bundles >/dev/null; then diff -r $$tmp bundles | head -40; echo "bundles/ is stale: run 'make bundles' and commit"; exit 1; fi; \
+	echo "bundles/ up to date"
+
+test: lint check-bundles rego-test go-test ## everything CI runs
 
 bench: tools build ## benchmarks (Go evaluator at 1k and 10k objects)
 	go test -run='^$$' -bench=. -benchmem -count=3 ./evaluator/

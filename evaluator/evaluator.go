@@ -48,8 +48,12 @@ type Rule struct {
 	Description string `json:"description"`
 	Severity    string `json:"severity"`
 	Remediation string `json:"remediation"`
+	// Admission says the rule makes sense at admission (a Gatekeeper template is generated for it).
+	Admission bool `json:"admission"`
 	// Package is the Rego package of the rule, e.g. lib.flipflop.rules.shared_branch_contradiction.
 	Package string `json:"package"`
+	// File is the rule's module in the policy tree, e.g. rules/shared_branch_contradiction/rule.rego.
+	File string `json:"file"`
 }
 
 // Evaluator holds the compiled policies and the prepared query.
@@ -91,7 +95,7 @@ func New(ctx context.Context, s Settings) (*Evaluator, error) {
 	if s.ArgoCDNamespace != "" {
 		settings["argocd_namespace"] = s.ArgoCDNamespace
 	}
-	store := inmem.NewFromObject(map[string]any{"flipflop": map[string]any{"settings": settings}})
+	store := inmem.NewFromObject(map[string]any{"flipflop_settings": settings})
 	opts := []func(*rego.Rego){rego.Query(Query), rego.Store(store)}
 	names := make([]string, 0, len(mods))
 	for name := range mods {
@@ -114,7 +118,7 @@ func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
 
 func rulesFrom(mods map[string]*ast.Module) []Rule {
 	var rules []Rule
-	for _, m := range mods {
+	for file, m := range mods {
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 		if !strings.HasPrefix(pkg, "lib.flipflop.rules.") {
 			continue
@@ -129,7 +133,8 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			}
 			sev, _ := a.Custom["severity"].(string)
 			rem, _ := a.Custom["remediation"].(string)
-			rules = append(rules, Rule{ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Package: pkg})
+			adm, _ := a.Custom["admission"].(bool)
+			rules = append(rules, Rule{ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm, Package: pkg, File: file})
 		}
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })

@@ -7,5 +7,11 @@ import "embed"
 
 // FS holds every .rego file of the policy tree.
 //
-//go:embed lib/flipflop/*.rego rules/*/*.rego hosts/conftest/*.rego
+//go:embed lib/flipflop/*.rego rules/*/*.rego hosts/conftest/*.rego hosts/gatekeeper/*.rego
 var FS embed.FS
+
+// Samples holds every rule's sample estates (rules/<rule>/samples/{fires,clean}/<case>/),
+// from which the Gatekeeper samples and gator suites are generated.
+//
+//go:embed rules/*/samples
+var Samples embed.FS

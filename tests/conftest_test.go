@@ -2,7 +2,10 @@ package tests
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,12 +46,14 @@ func conftestVerdicts(t *testing.T, bin string, policyArgs []string, dir string)
 	return sortVerdicts(vs)
 }
 
-// For every example and sample estate, the real conftest running the same
-// policies reports the same (rule, resources) set as flipflop check.
+// For every example and sample estate, the real conftest running the generated
+// policy folder (bundles/conftest) reports the same (rule, resources) set as
+// flipflop check, and so does opa eval on the generated OPA bundle.
 func TestConftestAgreesWithFlipflop(t *testing.T) {
 	bin := tool(t, "FLIPFLOP_BIN")
 	conftest := tool(t, "CONFTEST_BIN")
-	policy := []string{"-p", "policies/lib", "-p", "policies/rules", "-p", "policies/hosts/conftest"}
+	opa := tool(t, "OPA_BIN")
+	policy := []string{"-p", "bundles/conftest"}
 	for _, dir := range estates(t) {
 		t.Run(dir, func(t *testing.T) {
 			want := flipflopVerdicts(t, bin, dir)
@@ -56,6 +61,44 @@ func TestConftestAgreesWithFlipflop(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("conftest %v\nflipflop %v", got, want)
 			}
+			if b := bundleVerdicts(t, opa, conftest, dir); !slices.Equal(b, want) {
+				t.Errorf("opa eval -b %v\nflipflop %v", b, want)
+			}
 		})
 	}
+}
+
+// bundleVerdicts evaluates the generated OPA bundle with opa eval on the
+// combined input conftest builds for dir.
+func bundleVerdicts(t *testing.T, opa, conftest, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", dir, "*.yaml"))
+	var rel []string
+	for _, f := range files {
+		rel = append(rel, strings.TrimPrefix(f, "../"))
+	}
+	input, stderr, code := runCmd(t, "..", conftest, append([]string{"parse", "--combine"}, rel...)...)
+	if code != 0 {
+		t.Fatalf("conftest parse: %s", stderr)
+	}
+	in := filepath.Join(t.TempDir(), "input.json")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCmd(t, "..", opa, "eval", "-b", "bundles/flipflop.tar.gz", "-i", in, "--format", "raw", "data.flipflop.findings")
+	if code != 0 {
+		t.Fatalf("opa eval: %s", stderr)
+	}
+	var findings []struct {
+		Rule      string     `json:"rule"`
+		Resources []resource `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(out), &findings); err != nil {
+		t.Fatalf("opa eval output: %v\n%s", err, out)
+	}
+	var vs []verdict
+	for _, f := range findings {
+		vs = append(vs, verdictOf(f.Rule, f.Resources))
+	}
+	return sortVerdicts(vs)
 }

@@ -21,6 +21,7 @@ const usage = `flipflop finds configuration contradictions between Kargo and Arg
 Usage:
   flipflop check [flags] PATH...   check manifests (files, directories, - for stdin)
   flipflop rules                   list the rules
+  flipflop export TARGET DIR|-     write the policies for conftest, Gatekeeper or as an OPA bundle
   flipflop version                 print the version
   flipflop help                    show this help
 
@@ -44,6 +45,8 @@ func Run(ctx context.Context, args []string, stdio IO) error {
 		return runCheck(ctx, args[1:], stdio)
 	case "rules":
 		return runRules(ctx, args[1:], stdio)
+	case "export":
+		return runExport(ctx, args[1:], stdio)
 	case "version", "--version":
 		fmt.Fprintf(stdio.Out, "flipflop %s\n", Version)
 		return nil

@@ -3,7 +3,7 @@
 # description: |
 #   `conftest test --combine --namespace flipflop -p <bundle> DIR`: input is
 #   conftest's combined array `[{path, contents}]`. Settings come from
-#   `data.flipflop.settings` (`--data` a file holding `flipflop: {settings: {...}}`).
+#   `data.flipflop_settings` (`--data` a file holding `flipflop_settings: {default_branch: ...}`).
 #   The Go evaluator queries `findings` of this same package with the same input
 #   shape, so both hosts report the same findings.
 package flipflop
@@ -24,7 +24,7 @@ all_findings := {f |
 default configured := {}
 
 configured := s if {
-	s := data.flipflop.settings
+	s := data.flipflop_settings
 	is_object(s)
 }
 

@@ -11,6 +11,7 @@
 # custom:
 #   id: foreign-branch-writer
 #   severity: error
+#   admission: true
 #   remediation: |
 #     Make the pinned Application's pointer one that only its own Stage moves, or
 #     stop asking Kargo to check a revision on the shared one:

@@ -10,6 +10,7 @@
 # custom:
 #   id: missing-authorized-stage
 #   severity: error
+#   admission: true
 #   remediation: |
 #     Add the annotation to the Application (or to the ApplicationSet's
 #     template.metadata.annotations), naming the Stage's project (its namespace) and

@@ -9,6 +9,7 @@
 # custom:
 #   id: shared-application
 #   severity: error
+#   admission: true
 #   remediation: |
 #     Give each Stage its own Application (one per environment), or let only one of
 #     the Stages pin desiredRevision on the shared Application and have the others

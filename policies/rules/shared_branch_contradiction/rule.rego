@@ -13,6 +13,7 @@
 # custom:
 #   id: shared-branch-contradiction
 #   severity: error
+#   admission: true
 #   remediation: |
 #     Give each Stage a pointer only it moves, or stop asking Kargo to check a
 #     revision on the shared one:

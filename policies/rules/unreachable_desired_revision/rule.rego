@@ -12,6 +12,7 @@
 # custom:
 #   id: unreachable-desired-revision
 #   severity: error
+#   admission: true
 #   remediation: |
 #     Pin what the Application will actually report:
 #     - for a branch the Stage pushes to, point the Application's targetRevision at

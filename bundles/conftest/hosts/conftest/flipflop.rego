@@ -1,0 +1,56 @@
+# METADATA
+# title: conftest entrypoint
+# description: |
+#   `conftest test --combine --namespace flipflop -p <bundle> DIR`: input is
+#   conftest's combined array `[{path, contents}]`. Settings come from
+#   `data.flipflop_settings` (`--data` a file holding `flipflop_settings: {default_branch: ...}`).
+#   The Go evaluator queries `findings` of this same package with the same input
+#   shape, so both hosts report the same findings.
+package flipflop
+
+# findings is every rule's report, evaluated with the settings given as data.
+findings := fs if {
+	# regal ignore:with-outside-test-context
+	fs := all_findings with data.lib.flipflop.config.settings as configured
+}
+
+all_findings := {f |
+	some name
+
+	# regal ignore:mixed-iteration
+	some f in data.lib.flipflop.rules[name].report
+}
+
+default configured := {}
+
+configured := s if {
+	s := data.flipflop_settings
+	is_object(s)
+}
+
+deny contains result(f) if {
+	some f in findings
+	f.severity == "error"
+}
+
+warn contains result(f) if {
+	some f in findings
+	f.severity != "error"
+}
+
+# result is a finding as conftest shows it: msg and _loc, the rest as metadata.
+result(f) := object.union(
+	{
+		"msg": sprintf("[%s] %s", [f.rule, f.message]),
+		"rule": f.rule,
+		"severity": f.severity,
+		"title": f.title,
+		"remediation": f.remediation,
+		"resources": f.resources,
+	},
+	location(f),
+)
+
+location(f) := {"_loc": {"file": r.file, "line": max([r.line, 1])}} if {
+	r := [x | some x in f.resources; x.file != ""][0]
+} else := {}

@@ -1,0 +1,146 @@
+# METADATA
+# title: ApplicationSets
+# description: |
+#   Applications an ApplicationSet generates. `list` generators, and `matrix` /
+#   `merge` of them, are expanded exactly in both fasttemplate (`{{key}}`) and
+#   `goTemplate: true` (`{{.key}}`) syntax, with `template.metadata` and a static
+#   `templatePatch`. Other generators (git, clusters, pull requests, ...) yield
+#   parameters the model cannot know: the template is still rendered, unknown
+#   placeholders become unknown values, and the generated name becomes a glob
+#   pattern that `argocd-update` app names are matched against. Generated
+#   Applications live in the ApplicationSet's namespace.
+package lib.flipflop.appsets
+
+import data.lib.flipflop.application
+import data.lib.flipflop.expr
+import data.lib.flipflop.objects
+
+# unknown is what an unresolvable placeholder renders to: an expression, so every
+# consumer treats the value as unknown.
+unknown := "${{ applicationset-parameter }}"
+
+generated := [app |
+	some o in objects.application_sets
+	spec := objects.object_at(o.obj, ["spec"])
+	go := object.get(spec, "goTemplate", false) == true
+	ns := application.namespace_of(o.obj)
+	some p in params(objects.array_at(spec, ["generators"]))
+	app := render(spec, p, go, o, ns)
+]
+
+# params returns the parameter sets of a generator list: the union of each
+# generator's sets. A set holding "unknown_params" has parameters nobody can know.
+# Matrix and merge nest at most two levels deep (as Argo CD allows), so the
+# levels are written out: Rego has no recursion.
+params(gens) := [p | some g in gens; some p in level2(g)]
+
+level2(g) := cartesian(level1(g.matrix.generators[0]), level1(g.matrix.generators[1])) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := merged([level1(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
+	is_array(g.merge.generators)
+} else := leaf(g)
+
+level1(g) := cartesian(leaf(g.matrix.generators[0]), leaf(g.matrix.generators[1])) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := merged([leaf(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
+	is_array(g.merge.generators)
+} else := leaf(g)
+
+leaf(g) := [flatten(e) | some e in g.list.elements; is_object(e)] if {
+	is_array(g.list.elements)
+} else := [{"unknown_params": true}]
+
+cartesian(a, b) := [object.union(x, y) | some x in a; some y in b]
+
+# merged: the base generator's sets (sets[0]), each overlaid by the sets of the
+# other generators that agree with it on every merge key.
+merged(sets, keys) := [object.union(base, overlay) |
+	some base in sets[0]
+	overlays := [o |
+		some i, set in sets
+		i > 0
+		some o in set
+		every k in keys {
+			# regal ignore:superfluous-object-get
+			object.get(o, k, null) == object.get(base, k, null)
+		}
+	]
+	overlay := object.union_n(overlays)
+]
+
+# flatten turns {"values": {"a": "b"}} into {"values": {...}, "values.a": "b"},
+# as fasttemplate and dotted goTemplate lookups see it.
+flatten(e) := object.union(e, {sprintf("%s.%s", [k, k2]): v2 |
+	some k, v in e
+	is_object(v)
+	some k2, v2 in v
+})
+
+render(spec, p, go, o, ns) := app if {
+	template := objects.object_at(spec, ["template"])
+	rendered := json.unmarshal(substitute(json.marshal(template), p, go))
+	patch := patch_of(spec, p, go)
+	obj := object.union(rendered, patch.value)
+	name := objects.string_at(obj, ["metadata", "name"])
+	ref := object.union(o.ref, {
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "namespace": ns, "name": name,
+		"generatedBy": sprintf("ApplicationSet %s/%s", [ns, o.ref.name]),
+	})
+	rec := application.record(obj, ref, ns, o.ref.name)
+	app := object.union(rec, {
+		"metadata_known": patch.known,
+		"auto_sync": sync_of(rec, patch.known),
+		"name_pattern": name_pattern(rec.name),
+		"generator_params_known": object.get(p, "unknown_params", false) == false,
+	})
+}
+
+sync_of(rec, true) := rec.auto_sync
+
+sync_of(_, false) := "unknown"
+
+name_pattern(name) := replace(name, unknown, "*")
+
+patch_of(spec, p, go) := {"known": true, "value": {}} if {
+	not has_patch(spec)
+} else := {"known": true, "value": v} if {
+	text := substitute(spec.templatePatch, p, go)
+	not contains(text, "{{")
+	expr.known(text)
+	v := yaml.unmarshal(text)
+	is_object(v)
+} else := {"known": false, "value": {}}
+
+has_patch(spec) if is_string(spec.templatePatch)
+
+# substitute replaces every {{...}} placeholder in text (a JSON or YAML document)
+# with its parameter value, JSON-escaped; placeholders nobody can know become the
+# unknown marker.
+substitute(text, p, go) := strings.replace_n(replacements, text) if {
+	found := regex.find_all_string_submatch_n(`\{\{-?\s*([^{}]*?)\s*-?\}\}`, text, -1)
+	replacements := {m[0]: escaped(value(m[1], p, go)) | some m in found}
+}
+
+value(key, p, true) := v if {
+	startswith(key, ".")
+	v := scalar(object.get(p, substring(key, 1, -1), null))
+} else := v if {
+	not p.unknown_params
+	v := "<no value>"
+	startswith(key, ".")
+	regex.match(`^\.[A-Za-z0-9_.]+$`, key)
+} else := unknown
+
+value(key, p, false) := v if {
+	v := scalar(object.get(p, key, null))
+} else := sprintf("{{%s}}", [key]) if {
+	not p.unknown_params
+} else := unknown
+
+scalar(v) := v if is_string(v)
+
+scalar(v) := sprintf("%v", [v]) if is_number(v)
+
+scalar(v) := sprintf("%v", [v]) if is_boolean(v)
+
+escaped(s) := substring(j, 1, count(j) - 2) if j := json.marshal(s)

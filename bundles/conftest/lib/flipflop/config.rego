@@ -1,0 +1,17 @@
+# METADATA
+# title: Settings
+# description: |
+#   Settings every host may override with `with data.lib.flipflop.config.settings as {...}`:
+#   `default_branch` (the branch `HEAD` and an empty targetRevision stand for; empty means
+#   "main or master, whichever the estate uses, and say that it was assumed") and
+#   `argocd_namespace` (where Applications live when `apps[].namespace` is omitted).
+package lib.flipflop.config
+
+settings := {}
+
+default_branch := object.get(settings, "default_branch", "")
+
+argocd_namespace := object.get(settings, "argocd_namespace", "argocd")
+
+# The branch names an unconfigured `HEAD` may stand for, in order of preference.
+default_branch_candidates := ["main", "master"]

@@ -1,0 +1,94 @@
+# METADATA
+# title: Kargo expressions
+# description: |
+#   Static substitution of the Kargo expressions a checker can know before a
+#   Promotion runs: `${{ ctx.stage }}`, `${{ ctx.project }}`, `${{ vars.NAME }}` and
+#   `${{ vars['NAME'] }}`, also inside larger strings. Every other expression stays in
+#   the string, which makes the value unknown: never guessed, never matched.
+package lib.flipflop.expr
+
+# has_expr reports whether s still holds an expression.
+has_expr(s) if contains(s, "${{")
+
+has_expr(s) if contains(s, "${%")
+
+# known reports whether s is a string without expressions.
+known(s) if {
+	is_string(s)
+	not has_expr(s)
+}
+
+# is_known is known as a value: true or false, never undefined.
+is_known(s) if known(s)
+
+else := false
+
+# subst substitutes what env (`{"ctx": {...}, "vars": {...}}`) knows in s.
+subst(s, _) := s if not is_string(s)
+
+subst(s, _) := s if {
+	is_string(s)
+	not has_expr(s)
+}
+
+subst(s, env) := strings.replace_n(replacements, s) if {
+	is_string(s)
+	has_expr(s)
+	found := regex.find_all_string_submatch_n(`\$\{\{\s*(.*?)\s*\}\}`, s, -1)
+	replacements := {m[0]: v | some m in found; v := lookup(m[1], env)}
+}
+
+lookup("ctx.stage", env) := env.ctx.stage
+
+lookup("ctx.project", env) := env.ctx.project
+
+lookup(e, env) := v if {
+	m := regex.find_all_string_submatch_n(`^vars\.([A-Za-z_][A-Za-z0-9_]*)$`, e, 1)
+	v := scalar(env.vars[m[0][1]])
+}
+
+lookup(e, env) := v if {
+	m := regex.find_all_string_submatch_n(`^vars\[\s*['"]([^'"]+)['"]\s*\]$`, e, 1)
+	v := scalar(env.vars[m[0][1]])
+}
+
+scalar(v) := v if is_string(v)
+
+scalar(v) := sprintf("%v", [v]) if is_number(v)
+
+scalar(v) := sprintf("%v", [v]) if is_boolean(v)
+
+# resolve_vars resolves an ordered list of {name, value} definitions layered over
+# base (a name -> value object): later definitions win, a value may use ctx and
+# the vars defined before it. Three passes resolve chains three deep; anything
+# deeper stays unknown.
+resolve_vars(defs, base, ctx) := base if {
+	count(defs) == 0
+} else := raw if {
+	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
+	every v in raw {
+		not has_expr_value(v)
+	}
+} else := pass3 if {
+	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
+	pass1 := {k: subst(v, {"ctx": ctx, "vars": raw}) | some k, v in raw}
+	pass2 := {k: subst(v, {"ctx": ctx, "vars": pass1}) | some k, v in pass1}
+	pass3 := {k: subst(v, {"ctx": ctx, "vars": pass2}) | some k, v in pass2}
+}
+
+has_expr_value(v) if {
+	is_string(v)
+	has_expr(v)
+}
+
+null_value(d) if object.get(d, "value", null) == null
+
+# outputs_alias returns the step alias whose `commit` output an expression reads:
+# outputs.A.commit, outputs['A'].commit, task.outputs.A.commit.
+outputs_alias(s) := m[0][2] if {
+	m := regex.find_all_string_submatch_n(`(^|[^.\w])(?:task\.)?outputs\.([A-Za-z0-9_-]+)\.commit\b`, s, 1)
+	count(m) == 1
+} else := m[0][2] if {
+	m := regex.find_all_string_submatch_n(`(^|[^.\w])(?:task\.)?outputs\[\s*['"]([^'"]+)['"]\s*\]\.commit\b`, s, 1)
+	count(m) == 1
+}

@@ -1,0 +1,389 @@
+# METADATA
+# title: Model
+# description: |
+#   The vocabulary every rule reads: pointers (what an Application source tracks),
+#   pins (a Stage expecting an Application source at a commit of its choosing) and
+#   writers (a Stage pushing to a repository and branch). All grouping is done here,
+#   once, over the set of distinct keys, so cost grows linearly with the estate.
+package lib.flipflop.model
+
+import data.lib.flipflop.apps
+import data.lib.flipflop.config
+import data.lib.flipflop.expr
+import data.lib.flipflop.repo
+import data.lib.flipflop.revision
+import data.lib.flipflop.stages
+
+# ---------------------------------------------------------------------------
+# Pointers
+
+# default_branches maps a repository to the branch HEAD stands for: the
+# configured default branch, else the first of main/master the estate names for
+# that repository, else "HEAD" itself.
+default_branches := {r: b |
+	some r in {x.repo | some x in named_refs}
+	named := {x.branch | some x in named_refs; x.repo == r}
+	b := first_candidate(named)
+}
+
+named_refs := array.concat(
+	[{"repo": s.repo_id, "branch": s.rev.name} | some a in apps.records; some s in a.sources; s.rev.kind == "branch"],
+	[{"repo": w.repo_id, "branch": w.rev.name} | some w in raw_writers; w.rev.kind == "branch"],
+)
+
+first_candidate(named) := [c | some c in config.default_branch_candidates; c in named][0]
+
+default_branch_of(_) := config.default_branch if config.default_branch != ""
+
+default_branch_of(r) := object.get(default_branches, r, "HEAD") if config.default_branch == ""
+
+# pointer turns a repository and a classified revision into a comparable key.
+pointer(repo_id, repo_known, rev) := {"known": false, "floating": false, "key": "", "repo": repo_id, "kind": rev.kind, "name": rev.name, "assumed": false} if {
+	not known_pointer(repo_known, rev)
+}
+
+pointer(repo_id, repo_known, rev) := p if {
+	known_pointer(repo_known, rev)
+	rev.kind == "default"
+	b := default_branch_of(repo_id)
+	p := {
+		"known": true, "floating": true, "key": sprintf("%s@%s", [repo_id, b]), "repo": repo_id,
+		"kind": "branch", "name": b, "assumed": config.default_branch == "", "head": true,
+	}
+}
+
+pointer(repo_id, repo_known, rev) := p if {
+	known_pointer(repo_known, rev)
+	rev.kind != "default"
+	p := {
+		"known": true, "floating": revision.floating(rev), "key": key_of(repo_id, rev), "repo": repo_id,
+		"kind": rev.kind, "name": rev.name, "assumed": false, "head": false,
+	}
+}
+
+known_pointer(repo_known, rev) if {
+	repo_known == true
+	rev.kind != "unknown"
+}
+
+key_of(r, rev) := sprintf("%s@%s", [r, rev.name]) if rev.kind == "branch"
+
+key_of(r, rev) := sprintf("%s#%s:%s", [r, rev.kind, rev.name]) if rev.kind != "branch"
+
+# describe renders a pointer for people: "github.com/acme/deploy @ main".
+describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
+	p.kind == "branch"
+	not p.head
+} else := sprintf("%s @ HEAD (taken to be %s)", [p.repo, p.name]) if {
+	p.kind == "branch"
+	p.head
+	p.assumed
+} else := sprintf("%s @ HEAD (%s)", [p.repo, p.name]) if {
+	p.kind == "branch"
+	p.head
+} else := sprintf("%s @ %s", [p.repo, revision.describe(p)])
+
+# sources lists every tracked Application source with its pointer.
+sources := [{"app": a, "source": s, "pointer": pointer(s.repo_id, s.repo_known, s.rev)} |
+	some a in apps.records
+	some s in a.sources
+]
+
+# ---------------------------------------------------------------------------
+# argocd-update targets
+
+# updates lists every argocd-update app entry of every Stage, with the
+# Applications it resolves to.
+updates := [u |
+	some s in stages.records
+	some step in s.steps
+	step.uses == "argocd-update"
+	some i, entry in object.get(step.config, "apps", [])
+	is_object(entry)
+	u := update(s, step, i, entry)
+]
+
+update(s, step, i, entry) := {
+	"stage": s,
+	"step": step,
+	"index": i,
+	"entry": entry,
+	"namespace": ns,
+	"name": name,
+	"selector": has_selector(entry),
+	"targets": targets(s, entry, name, ns),
+} if {
+	ns := stages.value(step, object.get(entry, "namespace", config.argocd_namespace))
+	name := stages.value(step, object.get(entry, "name", ""))
+}
+
+# targets: the Applications an entry reaches, each with whether the entry
+# resolved it exactly and whether the Application authorizes the Stage.
+targets(s, entry, name, ns) := [] if {
+	not has_selector(entry)
+	not resolvable(name, ns)
+} else := [target(a, s, "name") | some a in apps.by_key[sprintf("%s/%s", [ns, name])]] if {
+	not has_selector(entry)
+	count(object.get(apps.by_key, sprintf("%s/%s", [ns, name]), [])) > 0
+} else := [target(instance(a, name), s, "pattern") |
+	not has_selector(entry)
+	some a in apps.patterns
+	a.namespace == ns
+	glob.match(a.name_pattern, [], name)
+] if {
+	not has_selector(entry)
+} else := [target(a, s, "selector") |
+	some a in object.get(apps.by_namespace, ns, [])
+	apps.selector_matches(entry.selector, a.labels)
+]
+
+has_selector(entry) if {
+	is_object(entry.selector)
+} else := false
+
+# instance names one Application of an ApplicationSet whose names are a pattern:
+# the one an argocd-update entry names.
+instance(a, name) := object.union(a, {
+	"name": name,
+	"key": sprintf("%s/%s", [a.namespace, name]),
+	"name_known": true,
+	"ref": object.union(a.ref, {"name": name}),
+})
+
+resolvable(name, ns) if {
+	expr.known(name)
+	expr.known(ns)
+	name != ""
+}
+
+target(a, s, via) := {"app": a, "via": via, "authorized": authorized(a, s)}
+
+authorized(a, s) := "unknown" if {
+	not a.metadata_known
+} else := "unknown" if {
+	v := object.get(a.annotations, "kargo.akuity.io/authorized-stage", "")
+	not expr.known(v)
+} else if {
+	apps.authorizes(a, s.project, s.name)
+} else := false
+
+# ---------------------------------------------------------------------------
+# Pins
+
+# pin_entry reports whether an argocd-update sources[] entry asks Kargo to check
+# a revision: desiredRevision (or the legacy desiredCommitFromStep) is set and
+# updateTargetRevision is not true.
+pin_entry(e) if {
+	is_object(e)
+	desired(e) != ""
+	object.get(e, "updateTargetRevision", false) != true
+}
+
+desired(e) := e.desiredRevision if {
+	is_string(e.desiredRevision)
+	e.desiredRevision != ""
+} else := sprintf("${{ outputs.%s.commit }}", [e.desiredCommitFromStep]) if {
+	is_string(e.desiredCommitFromStep)
+	e.desiredCommitFromStep != ""
+} else := ""
+
+# desired_class says where a desired revision comes from: "own" (a commit this
+# Stage's promotion produced), "freight" (commitFrom/chartFrom), "literal" (a
+# plain string), or "expression" (anything else).
+desired_class(d) := "literal" if {
+	expr.known(d)
+} else := "own" if {
+	expr.outputs_alias(d)
+} else := "freight" if {
+	regex.match(`(commitFrom|chartFrom|imageFrom)\(`, d)
+} else := "expression"
+
+# pins lists every (Stage, Application source) a Stage pins. Kargo picks the
+# desired revision for a source by exact string equality of repoURL and chart, so
+# that is what is matched here; selector matches that do not authorize the Stage
+# are skipped, as Kargo skips them.
+pins := [p |
+	some u in updates
+	some t in u.targets
+	pinnable(u, t)
+	some e in object.get(u.entry, "sources", [])
+	pin_entry(e)
+	url := stages.value(u.step, object.get(e, "repoURL", ""))
+	chart := object.get(e, "chart", "")
+	some src in t.app.sources
+	src.repo_url == url
+	src.chart == chart
+	d := stages.value(u.step, desired(e))
+	p := {
+		"stage": u.stage,
+		"step": u.step,
+		"app": t.app,
+		"source": src,
+		"pointer": pointer(src.repo_id, src.repo_known, src.rev),
+		"desired": d,
+		"desired_class": desired_class(d),
+		"exact": t.via == "name",
+		"legacy_field": object.get(e, "desiredCommitFromStep", "") != "",
+	}
+]
+
+pinnable(u, _) if not u.selector
+
+pinnable(u, t) if {
+	u.selector
+	t.authorized != false
+}
+
+# near_misses: sources[] entries whose repoURL names an Application source only
+# after normalisation; Kargo registers no revision check for them.
+near_misses := [{"stage": u.stage, "app": t.app, "source": src, "url": url} |
+	some u in updates
+	some t in u.targets
+	some e in object.get(u.entry, "sources", [])
+	pin_entry(e)
+	url := stages.value(u.step, object.get(e, "repoURL", ""))
+	expr.known(url)
+	not exact_source(t.app, url)
+	some src in t.app.sources
+	src.repo_id == repo.id(url)
+]
+
+exact_source(app, url) if {
+	some src in app.sources
+	src.repo_url == url
+}
+
+# pins_by_pointer groups pins on known pointers by pointer key.
+pins_by_pointer := {k: group |
+	some k in {p.pointer.key | some p in pins; p.pointer.known}
+	group := [p | some p in pins; p.pointer.key == k]
+}
+
+# pin_pointers lists the distinct known, floating pointers that some Stage pins.
+pin_pointers := {k | some k, group in pins_by_pointer; group[0].pointer.floating}
+
+# pins_by_app groups pins by Application key.
+pins_by_app := {k: group |
+	some k in {p.app.key | some p in pins}
+	group := [p | some p in pins; p.app.key == k]
+}
+
+# ---------------------------------------------------------------------------
+# Writers
+
+# raw_writers lists every (Stage, repository, branch) a promotion pushes to,
+# before HEAD is resolved to a branch.
+raw_writers := array.concat(step_writers, legacy_writers)
+
+step_writers := [w |
+	some s in stages.records
+	clones := [c |
+		some step in s.steps
+		step.uses == "git-clone"
+		url := stages.value(step, object.get(step.config, "repoURL", ""))
+		some co in object.get(step.config, "checkout", [])
+		is_object(co)
+		c := {"path": clean_path(stages.value(step, object.get(co, "path", ""))), "url": url, "rev": checkout_rev(step, co)}
+	]
+	some push in s.steps
+	push.uses in {"git-push", "github-push"}
+	path := clean_path(stages.value(push, object.get(push.config, "path", "")))
+	some clone in work_tree(clones, path)
+	some rev in push_revs(s, push, clone)
+	w := {
+		"stage": s,
+		"step": push,
+		"repo_url": clone.url,
+		"repo_id": repo.id(clone.url),
+		"repo_known": expr.is_known(clone.url),
+		"rev": rev,
+	}
+]
+
+legacy_writers := [w |
+	some s in stages.records
+	some g in object.get(s.legacy, "gitRepoUpdates", [])
+	is_object(g)
+	url := object.get(g, "repoURL", "")
+	w := {
+		"stage": s,
+		"step": {"alias": "promotionMechanisms.gitRepoUpdates", "uses": "gitRepoUpdates"},
+		"repo_url": url,
+		"repo_id": repo.id(url),
+		"repo_known": expr.is_known(url),
+		"rev": revision.classify(object.get(g, "writeBranch", "")),
+	}
+]
+
+checkout_rev(step, co) := revision.classify(stages.value(step, co.branch)) if {
+	is_string(co.branch)
+} else := {"kind": "unknown", "name": "detached"} if {
+	object.get(co, "commit", null) != null
+} else := {"kind": "unknown", "name": "detached"} if {
+	object.get(co, "tag", null) != null
+} else := {"kind": "default", "name": "HEAD"}
+
+clean_path(p) := "" if {
+	is_string(p)
+	trim_right(trim_prefix(p, "./"), "/") == "."
+} else := trim_right(trim_prefix(p, "./"), "/") if {
+	is_string(p)
+} else := ""
+
+# work_tree: the clone whose checkout path holds path (the longest such).
+work_tree(clones, path) := [c |
+	candidates := [x | some x in clones; under(path, x.path)]
+	longest := max({count(x.path) | some x in candidates})
+	some c in candidates
+	count(c.path) == longest
+]
+
+under(path, root) if path == root
+
+under(path, root) if startswith(path, concat("", [root, "/"]))
+
+under(_, "")
+
+# push_revs: the branch a push lands on: targetBranch; with generateTargetBranch,
+# the target branch of the Stage's git-open-pr (none: an ephemeral branch nobody
+# tracks); otherwise the branch checked out in the work tree.
+push_revs(s, push, clone) := [revision.classify(stages.value(push, push.config.targetBranch))] if {
+	is_string(push.config.targetBranch)
+	push.config.targetBranch != ""
+} else := [revision.classify(stages.value(pr, pr.config.targetBranch)) |
+	some pr in s.steps
+	pr.uses == "git-open-pr"
+	is_string(pr.config.targetBranch)
+] if {
+	generates(push)
+} else := [{"kind": "unknown", "name": "generated"}] if {
+	generate_unknown(push)
+} else := [clone.rev]
+
+generates(push) if push.config.generateTargetBranch == true
+
+generates(push) if stages.value(push, push.config.generateTargetBranch) == "true"
+
+generate_unknown(push) if {
+	is_string(push.config.generateTargetBranch)
+	not expr.known(stages.value(push, push.config.generateTargetBranch))
+}
+
+# writers lists every Stage write with its pointer.
+writers := [object.union(w, {"pointer": pointer(w.repo_id, w.repo_known, w.rev)}) | some w in raw_writers]
+
+# writers_by_pointer groups writes on known pointers by pointer key.
+writers_by_pointer := {k: group |
+	some k in {w.pointer.key | some w in writers; w.pointer.known}
+	group := [w | some w in writers; w.pointer.key == k]
+}
+
+# writers_by_stage groups writes by Stage key.
+writers_by_stage := {k: group |
+	some k in {w.stage.key | some w in writers}
+	group := [w | some w in writers; w.stage.key == k]
+}
+
+# unknown_writes lists the Stages some of whose pushes land on a repository or
+# branch the model cannot know.
+unknown_writes := {w.stage.key | some w in writers; not w.pointer.known}

@@ -1,0 +1,36 @@
+# METADATA
+# title: Findings
+# description: |
+#   The one way findings are built. A rule passes `rego.metadata.chain()` and what it
+#   found; id, severity, title and remediation come from the rule's METADATA, so they
+#   are never copied into rule bodies.
+package lib.flipflop.result
+
+# fail builds a finding: rule metadata from chain, plus message, resources (refs,
+# in the order they should be listed), a stable key naming what the finding is
+# about, and rule-specific details.
+fail(chain, message, resources, key, details) := {
+	"rule": meta.custom.id,
+	"severity": meta.custom.severity,
+	"title": meta.title,
+	"remediation": meta.custom.remediation,
+	"message": message,
+	"resources": resources,
+	"key": key,
+	"details": details,
+} if {
+	meta := [entry.annotations | some entry in chain; entry.annotations.custom.id][0]
+}
+
+# refs sorts and de-duplicates refs, Stages first, then Applications, then the rest.
+refs(rs) := [[x | some x in rs; ref_sort_key(x) == k][0] | some k in sort({ref_sort_key(x) | some x in rs})]
+
+kind_order := {"Stage": "1", "Application": "2", "ApplicationSet": "3"}
+
+ref_sort_key(r) := concat("\u0000", [
+	object.get(kind_order, r.kind, "9"), r.kind, r.namespace, r.name,
+	object.get(r, "file", ""), sprintf("%09d", [object.get(r, "line", 0)]),
+])
+
+# names renders object keys for messages: "acme/dev, acme/qa".
+names(keys) := concat(", ", sort(keys))

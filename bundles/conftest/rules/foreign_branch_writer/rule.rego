@@ -1,0 +1,71 @@
+# METADATA
+# title: Another Stage moves the branch a pinned Application tracks
+# description: |
+#   A Stage pins `desiredRevision` on an Application that tracks a floating
+#   pointer (a branch, or HEAD), and another Stage pushes to that same branch
+#   without pinning it. Every push by the other Stage moves the branch head, Argo CD
+#   reports the new commit in `status.sync.revision`, and the pinning Stage turns
+#   Unhealthy ("does not match the desired revision") until it promotes again,
+#   while Argo CD shows the Application Synced and Healthy. This is the
+#   one-pinning-Stage form of the flip-flop (the mortennordbye/homelab case).
+# custom:
+#   id: foreign-branch-writer
+#   severity: error
+#   admission: true
+#   remediation: |
+#     Make the pinned Application's pointer one that only its own Stage moves, or
+#     stop asking Kargo to check a revision on the shared one:
+#     1. Stage-specific branches (recommended): render plain manifests and push them
+#        to a branch only the pinning Stage writes (e.g. env/<stage>), and point its
+#        Application's targetRevision at it.
+#     2. Stop setting desiredRevision in the pinning Stage's argocd-update step (add
+#        argocd-wait if you want the promotion to wait for a healthy sync); Kargo then
+#        no longer checks that the Application runs the promoted commit.
+#     3. updateTargetRevision: true: Kargo points the live Application at the pinned
+#        commit; an ApplicationSet or parent app that re-applies targetRevision undoes it.
+#     4. Turning off auto-sync is not enough on its own: Kargo compares against
+#        status.sync.revision, which follows the branch head at every refresh.
+package lib.flipflop.rules.foreign_branch_writer
+
+import data.lib.flipflop.model
+import data.lib.flipflop.result
+
+report contains finding if {
+	some key in model.pin_pointers
+	pins := model.pins_by_pointer[key]
+	pinners := {p.stage.key | some p in pins}
+	writes := [w | some w in object.get(model.writers_by_pointer, key, []); not w.stage.key in pinners]
+	count(writes) > 0
+	writer_keys := {w.stage.key | some w in writes}
+	pointer := model.describe(pins[0].pointer)
+	finding := result.fail(
+		rego.metadata.chain(),
+		message(pinners, writer_keys, pins, writes, pointer),
+		result.refs(array.flatten([[p.stage.ref | some p in pins], [w.stage.ref | some w in writes], [p.app.ref | some p in pins]])),
+		key,
+		{
+			"pointer": pointer,
+			"pinningStages": sort(pinners),
+			"writingStages": sort(writer_keys),
+			"applications": sort({p.app.key | some p in pins}),
+			"autoSync": {p.app.key: p.app.auto_sync | some p in pins},
+		},
+	)
+}
+
+message(pinners, writer_keys, pins, writes, pointer) := sprintf(
+	concat(" ", [
+		"Stage %s pins desiredRevision on Application %s, which tracks %s, and Stage %s pushes to that branch without pinning it.",
+		"Every such push moves the head away from the pinned commit: %s turns Unhealthy (\"does not match the desired revision\")",
+		"until it promotes again, while Argo CD shows the Application Synced and Healthy.%s",
+	]),
+	[
+		result.names(pinners), result.names({p.app.key | some p in pins}), pointer,
+		result.names(writer_keys), result.names(pinners), assumption(pins, writes),
+	],
+)
+
+assumption(pins, writes) := sprintf(" (HEAD was taken to be %s; set the default branch if it is not.)", [pins[0].pointer.name]) if {
+	some x in array.concat(pins, writes)
+	x.pointer.assumed
+} else := ""

@@ -1,0 +1,70 @@
+# METADATA
+# title: Application does not authorize the Stage
+# description: |
+#   An Application that a Stage's `argocd-update` step targets does not carry
+#   `kargo.akuity.io/authorized-stage` naming `<project>:<stage>` (a
+#   comma-separated list is allowed since Kargo v1.11; globs are rejected since
+#   v0.9). The promotion fails with `Argo CD Application "<app>" in namespace
+#   "<ns>" is not authorized`; with a label selector, unauthorized matches are
+#   skipped and the step fails only when none of them authorizes the Stage.
+# custom:
+#   id: missing-authorized-stage
+#   severity: error
+#   admission: true
+#   remediation: |
+#     Add the annotation to the Application (or to the ApplicationSet's
+#     template.metadata.annotations), naming the Stage's project (its namespace) and
+#     name, e.g. kargo.akuity.io/authorized-stage: "<project>:<stage>". Several Stages:
+#     a comma-separated list (Kargo v1.11+). Globs such as "<project>:*" are rejected
+#     since v0.9.
+package lib.flipflop.rules.missing_authorized_stage
+
+import data.lib.flipflop.apps
+import data.lib.flipflop.model
+import data.lib.flipflop.result
+
+report contains finding if {
+	some u in model.updates
+	not u.selector
+	some t in u.targets
+	t.authorized == false
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"Stage %s updates Application %s, which does not authorize it: kargo.akuity.io/authorized-stage is %s.",
+				"The promotion fails with \"Argo CD Application %q in namespace %q is not authorized\".",
+			]),
+			[
+				u.stage.key, t.app.key, annotation(t.app), t.app.name, t.app.namespace,
+			],
+		),
+		result.refs([u.stage.ref, t.app.ref]),
+		sprintf("%s|%s", [u.stage.key, t.app.key]),
+		{"stage": u.stage.key, "application": t.app.key, "wants": sprintf("%s:%s", [u.stage.project, u.stage.name])},
+	)
+}
+
+report contains finding if {
+	some u in model.updates
+	u.selector
+	count(u.targets) > 0
+	every t in u.targets {
+		t.authorized == false
+	}
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.", [
+			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name,
+		]),
+		result.refs(array.concat([u.stage.ref], [t.app.ref | some t in u.targets])),
+		sprintf("%s|selector|%d", [u.stage.key, u.index]),
+		{"stage": u.stage.key, "applications": sort({t.app.key | some t in u.targets})},
+	)
+}
+
+annotation(app) := "missing" if {
+	not app.annotations["kargo.akuity.io/authorized-stage"]
+} else := sprintf("%q, a glob, which Kargo rejects since v0.9", [app.annotations["kargo.akuity.io/authorized-stage"]]) if {
+	contains(app.annotations["kargo.akuity.io/authorized-stage"], "*")
+} else := sprintf("%q", [concat(", ", sort(apps.auth_stages(app)))])

@@ -1,0 +1,72 @@
+# METADATA
+# title: desiredRevision can never be what Argo CD reports
+# description: |
+#   The revision a Stage pins can never equal the Application source's
+#   `status.sync.revision`, so the Stage is Unhealthy after every promotion (and,
+#   with a sync, Kargo re-syncs until the step times out). Three forms: the pin is
+#   the commit the Stage's own promotion pushes, but the Application tracks a
+#   different branch than the Stage writes; the pin is the Stage's own commit but
+#   the Application tracks a fixed revision (a commit SHA or a tag), which Argo CD
+#   keeps reporting; or `desiredRevision` is a literal ref such as `main`, `HEAD` or
+#   a tag, which never equals the commit SHA Argo CD reports (akuity/kargo#4020).
+# custom:
+#   id: unreachable-desired-revision
+#   severity: error
+#   admission: true
+#   remediation: |
+#     Pin what the Application will actually report:
+#     - for a branch the Stage pushes to, point the Application's targetRevision at
+#       that branch and pin the push's commit (${{ outputs.<push-step>.commit }});
+#     - for a commit chosen from Freight, use ${{ commitFrom(<repo>).ID }} together
+#       with updateTargetRevision: true, so the Application is moved to it;
+#     - never pin a branch, HEAD or tag name: desiredRevision must be a commit SHA
+#       (for Helm repository charts, the chart version).
+#     Or drop desiredRevision if no revision check is wanted.
+package lib.flipflop.rules.unreachable_desired_revision
+
+import data.lib.flipflop.model
+import data.lib.flipflop.result
+
+report contains finding if {
+	some p in model.pins
+	reason := unreachable(p)
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s", [
+			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason,
+		]),
+		result.refs([p.stage.ref, p.app.ref]),
+		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),
+		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
+	)
+}
+
+# A literal ref: Argo CD reports resolved commit SHAs for Git sources.
+unreachable(p) := sprintf("%q is a ref, and Argo CD reports the commit SHA it resolves to, never the name.", [p.desired]) if {
+	p.desired_class == "literal"
+	p.source.chart == ""
+	not regex.match(`^[0-9a-fA-F]{40}$`, p.desired)
+}
+
+# The Stage's own commit on a fixed revision.
+unreachable(p) := "it is the commit the Stage's own promotion produces, but the Application tracks a fixed revision, which Argo CD keeps reporting." if {
+	p.desired_class == "own"
+	p.pointer.known
+	not p.pointer.floating
+}
+
+# The Stage's own commit on a branch the Stage does not write.
+unreachable(p) := sprintf("it is the commit the Stage's own promotion produces, but the Stage pushes only to %s, not to the branch the Application tracks.", [
+	concat(", ", sort({model.describe(w.pointer) | some w in writes})),
+]) if {
+	p.desired_class == "own"
+	p.pointer.known
+	p.pointer.floating
+	p.pointer.kind == "branch"
+	not p.stage.key in model.unknown_writes
+	writes := object.get(model.writers_by_stage, p.stage.key, [])
+	count(writes) > 0
+	every w in writes {
+		w.pointer.key != p.pointer.key
+	}
+}

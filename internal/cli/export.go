@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/export"
+)
+
+const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
+
+Writes flipflop's policies, as embedded in this binary, for another host:
+  conftest    the policy folder for: conftest test --combine --namespace flipflop -p DIR <manifests>
+  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, constraints (warn), samples, gator suites;
+              with "-", the templates, SyncSet and constraints as one YAML stream for kubectl apply -f -
+  bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings
+  all         conftest/, gatekeeper/ and flipflop.tar.gz under DIR (what make bundles writes to bundles/)
+`
+
+func runExport(ctx context.Context, args []string, stdio IO) error {
+	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
+	fs.SetOutput(stdio.Err)
+	fs.Usage = func() { fmt.Fprint(stdio.Err, exportUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return usagef("%s", err)
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return usagef("export needs a target and a directory (or -)")
+	}
+	what, dir := fs.Arg(0), fs.Arg(1)
+	files, stream, err := exportFiles(ctx, what)
+	if err != nil {
+		return err
+	}
+	if dir == "-" {
+		if stream == nil {
+			return usagef("export %s cannot write to standard output; give a directory", what)
+		}
+		_, err := stdio.Out.Write(stream)
+		return err
+	}
+	return files.Write(dir)
+}
+
+// exportFiles builds the files of one export target, and what it writes to
+// standard output (nil when it cannot).
+func exportFiles(ctx context.Context, what string) (export.Files, []byte, error) {
+	ev, err := evaluator.New(ctx, evaluator.Settings{})
+	if err != nil {
+		return nil, nil, err
+	}
+	switch what {
+	case "conftest":
+		f, err := export.Conftest()
+		return f, nil, err
+	case "bundle":
+		b, err := export.Bundle()
+		return export.Files{"flipflop.tar.gz": b}, b, err
+	case "gatekeeper":
+		f, err := export.Gatekeeper(ctx, ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, applyStream(f), nil
+	case "all":
+		all := export.Files{}
+		c, err := export.Conftest()
+		if err != nil {
+			return nil, nil, err
+		}
+		all.Add("conftest/", c)
+		g, err := export.Gatekeeper(ctx, ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		all.Add("gatekeeper/", g)
+		b, err := export.Bundle()
+		if err != nil {
+			return nil, nil, err
+		}
+		all["flipflop.tar.gz"] = b
+		return all, nil, nil
+	}
+	return nil, nil, usagef("unknown export target %q (want conftest, gatekeeper, bundle or all)", what)
+}
+
+// applyStream joins the SyncSet, templates and constraints for kubectl apply.
+func applyStream(f export.Files) []byte {
+	var b bytes.Buffer
+	write := func(p string) {
+		if b.Len() > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(f[p])
+	}
+	write("sync.yaml")
+	for _, p := range f.Paths() {
+		if strings.HasSuffix(p, "/template.yaml") {
+			write(p)
+		}
+	}
+	for _, p := range f.Paths() {
+		if strings.HasSuffix(p, "/constraint.yaml") {
+			write(p)
+		}
+	}
+	return b.Bytes()
+}

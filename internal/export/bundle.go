@@ -1,0 +1,41 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+)
+
+// BundleRoots are the roots the OPA bundle owns.
+var BundleRoots = []string{"lib/flipflop", "flipflop"}
+
+// Bundle returns flipflop's OPA bundle as a gzipped tarball: the model, the
+// rules and the conftest entrypoint (package flipflop), tests excluded, with a
+// manifest declaring its roots and rego_version 1. Query data.flipflop.findings
+// (or deny/warn) with the combined input [{path, contents}].
+func Bundle() ([]byte, error) {
+	paths, srcs, err := regoSources("lib/", "rules/", "hosts/conftest/")
+	if err != nil {
+		return nil, err
+	}
+	regoVersion := ast.RegoV1.Int()
+	roots := BundleRoots
+	b := bundle.Bundle{
+		Manifest: bundle.Manifest{Roots: &roots, RegoVersion: &regoVersion},
+		Data:     map[string]any{},
+	}
+	for _, p := range paths {
+		m, err := ast.ParseModuleWithOpts(p, srcs[p], ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", p, err)
+		}
+		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + p, Path: "/" + p, Raw: []byte(srcs[p]), Parsed: m})
+	}
+	var buf bytes.Buffer
+	if err := bundle.NewWriter(&buf).Write(b); err != nil {
+		return nil, fmt.Errorf("writing bundle: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,49 @@
+package flipflop_test
+
+import data.flipflop
+import data.lib.flipflop.fixtures as f
+
+estate := [
+	{"path": "argocd.yaml", "line": 3, "contents": f.app("dev", "main")},
+	{"path": "argocd.yaml", "line": 20, "contents": f.app("qa", "main")},
+	{"path": "kargo.yaml", "contents": f.stage("dev", "main", [f.pin("dev")])},
+	{"path": "kargo.yaml", "contents": f.stage("qa", "main", [f.pin("qa")])},
+	{"path": "kargo.yaml", "contents": null},
+]
+
+test_deny_carries_metadata_and_location if {
+	denies := flipflop.deny with input as estate
+	count(denies) == 1
+	some d in denies
+	startswith(d.msg, "[shared-branch-contradiction] ")
+	d.rule == "shared-branch-contradiction"
+	d.severity == "error"
+	d.remediation != ""
+	d._loc == {"file": "kargo.yaml", "line": 1}
+}
+
+test_warn_for_warnings if {
+	warns := flipflop.warn with input as estate
+	{w.rule | some w in warns} == {"shared-write-branch"}
+}
+
+test_settings_from_data if {
+	head := [
+		{"path": "a.yaml", "contents": f.app("dev", "HEAD")},
+		{"path": "a.yaml", "contents": f.app("qa", "main")},
+		{"path": "k.yaml", "contents": f.stage("dev", "main", [f.pin("dev")])},
+		{"path": "k.yaml", "contents": f.stage("qa", "main", [f.pin("qa")])},
+	]
+	"shared-branch-contradiction" in {d.rule | some d in flipflop.deny} with input as head
+	not "shared-branch-contradiction" in {d.rule | some d in flipflop.deny} with input as head with data.flipflop_settings as {"default_branch": "trunk"}
+}
+
+test_list_documents_are_expanded if {
+	list := {"apiVersion": "v1", "kind": "List", "items": [f.app("dev", "main"), f.app("qa", "main")]}
+	listed := [
+		{"path": "apps.yaml", "contents": list},
+		{"path": "k.yaml", "contents": f.stage("dev", "main", [f.pin("dev")])},
+		{"path": "k.yaml", "contents": f.stage("qa", "main", [f.pin("qa")])},
+	]
+	count(flipflop.deny) == 1 with input as listed
+}

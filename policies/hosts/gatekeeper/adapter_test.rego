@@ -1,0 +1,64 @@
+package lib.flipflop.gatekeeper_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.gatekeeper
+import data.lib.flipflop.rules.shared_branch_contradiction as rule
+
+dev_app := f.app("dev", "main")
+
+qa_app := f.app("qa", "main")
+
+dev_stage := f.stage("dev", "main", [f.pin("dev")])
+
+qa_stage := f.stage("qa", "main", [f.pin("qa")])
+
+inventory := {"namespace": {
+	"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app, "qa": qa_app}}},
+	"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"dev": dev_stage, "qa": qa_stage}}},
+	"other": {"v1": {"ConfigMap": {"x": {"kind": "ConfigMap", "metadata": {"name": "x"}}}}},
+}}
+
+review(obj) := {"review": {"object": obj}, "parameters": {}}
+
+findings := fs if {
+	fs := rule.report with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
+}
+
+test_docs_read_only_the_needed_kinds if {
+	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inventory
+	count(docs) == 4
+	every d in docs {
+		d.contents.kind in {"Application", "Stage"}
+	}
+}
+
+test_stale_copy_of_reviewed_object_is_excluded if {
+	changed := object.union(dev_stage, {"metadata": {"labels": {"changed": "yes"}}})
+	docs := gatekeeper.docs with input as review(changed) with data.inventory as inventory
+	stages := [d | some d in docs; d.contents.kind == "Stage"; d.contents.metadata.name == "dev"]
+	count(stages) == 1
+	stages[0].contents.metadata.labels.changed == "yes"
+}
+
+test_violation_for_involved_object if {
+	vs := gatekeeper.violations(findings) with input as review(dev_stage) with data.inventory as inventory
+	count(vs) == 1
+	some v in vs
+	startswith(v.msg, "[shared-branch-contradiction] Stages acme/dev, acme/qa")
+	v.details.severity == "error"
+}
+
+test_no_violation_for_uninvolved_object if {
+	other := f.app("unrelated", "env/x")
+	vs := gatekeeper.violations(findings) with input as review(other) with data.inventory as inventory
+	count(vs) == 0
+}
+
+test_parameters_become_settings if {
+	s := gatekeeper.settings with input as {"review": {"object": dev_stage}, "parameters": {"defaultBranch": "trunk", "argocdNamespace": ""}}
+	s == {"default_branch": "trunk"}
+}
+
+test_applicationset_is_involved_through_generated_apps if {
+	gatekeeper.involves({"resources": [{"kind": "Application", "namespace": "argocd", "name": "a-dev", "generatedBy": "ApplicationSet argocd/a"}]}) with input as review({"kind": "ApplicationSet", "metadata": {"name": "a", "namespace": "argocd"}})
+}
