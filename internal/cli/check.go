@@ -16,71 +16,35 @@ var failLevels = []string{"error", "warning", "info", "never"}
 
 // checkFlags are the flags of `flipflop check`.
 type checkFlags struct {
-	output          string
-	failOn          string
-	defaultBranch   string
-	argocdNamespace string
-	maxFileSize     int64
-	repoRoots       []string
+	output string
+	failOn string
+	inputs inputFlags
 }
 
 func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	f := &checkFlags{}
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinFormats())
-	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: error, warning, info, never")
-	fs.StringVar(&f.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
-	fs.StringVar(&f.argocdNamespace, "argocd-namespace", "", "namespace of Applications when argocd-update or the Application omits it (default argocd)")
-	fs.StringArrayVar(&f.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
-	fs.Int64Var(&f.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
+	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
+	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
+	f.inputs.register(fs)
 	return fs, f
 }
 
-func joinFormats() string {
-	s := ""
-	for i, f := range output.Formats() {
-		if i > 0 {
-			s += ", "
-		}
-		s += f
-	}
-	return s
-}
-
-func (f *checkFlags) validate() error {
+func (f *checkFlags) validate(paths []string) error {
 	if !slices.Contains(output.Formats(), f.output) {
-		return usagef("unknown output format %q (want one of %s)", f.output, joinFormats())
+		return usagef("unknown output format %q (want %s)", f.output, joinOr(output.Formats()))
 	}
 	if !slices.Contains(failLevels, f.failOn) {
-		return usagef("unknown --fail-on level %q (want error, warning, info or never)", f.failOn)
+		return usagef("unknown --fail-on level %q (want %s)", f.failOn, joinOr(failLevels))
 	}
-	if f.maxFileSize <= 0 {
-		return usagef("--max-file-size must be positive")
-	}
-	return nil
-}
-
-func (f *checkFlags) roots() ([]evaluator.RepoRoot, error) {
-	var roots []evaluator.RepoRoot
-	for _, dir := range f.repoRoots {
-		r, err := evaluator.NewRepoRoot(dir)
-		if err != nil {
-			return nil, usagef("--repo-root: %v", err)
-		}
-		roots = append(roots, r)
-	}
-	return roots, nil
-}
-
-func (f *checkFlags) settings() evaluator.Settings {
-	return evaluator.Settings{DefaultBranch: f.defaultBranch, ArgoCDNamespace: f.argocdNamespace}
+	return f.inputs.validate(paths)
 }
 
 func runCheck(ctx context.Context, args []string, stdio IO) error {
 	fs, f := newCheckFlags("check")
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] PATH...\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json)\nand standard input (-).\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -88,25 +52,18 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		}
 		return usagef("%s", err)
 	}
-	if err := f.validate(); err != nil {
-		return err
-	}
 	paths := fs.Args()
-	if len(paths) == 0 {
-		return usagef("check needs at least one PATH (a file, a directory, or - for stdin)")
+	if err := f.validate(paths); err != nil {
+		return err
 	}
-	ev, err := evaluator.New(ctx, f.settings())
+	ev, err := evaluator.New(ctx, f.inputs.settings())
 	if err != nil {
 		return err
 	}
-	roots, err := f.roots()
+	objs, loadErrs, err := f.inputs.load(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	loader := &evaluator.Loader{MaxFileSize: f.maxFileSize, Stdin: stdio.In}
-	objs, loadErrs := loader.Load(paths)
-	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
-	loadErrs = append(loadErrs, genErrs...)
 	report, err := ev.Evaluate(ctx, objs)
 	if err != nil {
 		return err

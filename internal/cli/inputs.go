@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// inputFlags select what a command reads: files, directories and stdin, a live
+// cluster, or both; and the settings of the model. check, explain and graph
+// share them.
+type inputFlags struct {
+	defaultBranch    string
+	argocdNamespaces []string
+	maxFileSize      int64
+	repoRoots        []string
+	cluster          clusterFlags
+}
+
+func (in *inputFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
+	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
+	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
+	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
+	in.cluster.register(fs)
+}
+
+func (in *inputFlags) validate(paths []string) error {
+	if in.maxFileSize <= 0 {
+		return usagef("--max-file-size must be positive")
+	}
+	if len(paths) == 0 && !in.cluster.enabled() {
+		return usagef("give at least one PATH (a file, a directory, or - for stdin), or --cluster")
+	}
+	return in.cluster.validate()
+}
+
+func (in *inputFlags) settings() evaluator.Settings {
+	s := evaluator.Settings{DefaultBranch: in.defaultBranch}
+	if len(in.argocdNamespaces) > 0 {
+		s.ArgoCDNamespace = in.argocdNamespaces[0]
+	}
+	return s
+}
+
+func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
+	var roots []evaluator.RepoRoot
+	for _, dir := range in.repoRoots {
+		r, err := evaluator.NewRepoRoot(dir)
+		if err != nil {
+			return nil, usagef("--repo-root: %v", err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// load reads the objects of paths and, with --cluster, of the cluster; every
+// input that could not be read becomes a LoadError, and the rest is returned.
+func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {
+	roots, err := in.roots()
+	if err != nil {
+		return nil, nil, err
+	}
+	var objs []evaluator.Object
+	var errs []evaluator.LoadError
+	if len(paths) > 0 {
+		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In}
+		objs, errs = loader.Load(paths)
+	}
+	if in.cluster.enabled() {
+		cobjs, cerrs, err := in.cluster.load(ctx, stdio)
+		if err != nil {
+			return nil, nil, err
+		}
+		objs = append(objs, cobjs...)
+		errs = append(errs, cerrs...)
+	}
+	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
+	return objs, append(errs, genErrs...), nil
+}
+
+// joinOr lists choices for messages: "a, b or c".
+func joinOr(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
