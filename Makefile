@@ -11,6 +11,12 @@ REGO_DIRS := policies
 
 .PHONY: all build tools test lint fmt rego-test go-test e2e bundles check-bundles bench help clean
 
+# Extra tool and test targets live beside what they build (hack/*.mk); they may
+# add prerequisites to EXTRA_TOOLS, and environment for go test to GO_TEST_ENV.
+EXTRA_TOOLS :=
+GO_TEST_ENV :=
+-include hack/*.mk
+
 all: build test ## build and test
 
 help: ## list targets
@@ -19,7 +25,7 @@ help: ## list targets
 build: ## build .bin/flipflop
 	go build -o $(BIN)/flipflop ./cmd/flipflop
 
-tools: $(OPA) $(CONFTEST) $(GATOR) $(REGAL) ## build the pinned tools (opa, conftest, gator, regal) from the Go module proxy
+tools: $(OPA) $(CONFTEST) $(GATOR) $(REGAL) $(EXTRA_TOOLS) ## build the pinned tools (opa, conftest, gator, regal) from the Go module proxy
 
 $(OPA) $(CONFTEST) $(GATOR): tools/go.mod tools/go.sum
 	cd tools && go build -o $(BIN)/ github.com/open-policy-agent/opa github.com/open-policy-agent/conftest github.com/open-policy-agent/gatekeeper/v3/cmd/gator
@@ -44,7 +50,7 @@ rego-test: tools ## Rego unit tests with coverage
 	$(OPA) test --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" --coverage --format=json $(REGO_DIRS) | go run ./hack/covsummary
 
 go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest)
-	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) go test $(GO_TEST_FLAGS) ./...
+	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) ./...
 
 bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
 	rm -rf bundles

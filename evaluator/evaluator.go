@@ -59,6 +59,7 @@ type Rule struct {
 // Evaluator holds the compiled policies and the prepared query.
 type Evaluator struct {
 	query rego.PreparedEvalQuery
+	model rego.PreparedEvalQuery
 	rules []Rule
 }
 
@@ -96,21 +97,31 @@ func New(ctx context.Context, s Settings) (*Evaluator, error) {
 		settings["argocd_namespace"] = s.ArgoCDNamespace
 	}
 	store := inmem.NewFromObject(map[string]any{"flipflop_settings": settings})
-	opts := []func(*rego.Rego){rego.Query(Query), rego.Store(store)}
 	names := make([]string, 0, len(mods))
 	for name := range mods {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
-		opts = append(opts, rego.ParsedModule(mods[name]))
+	prepare := func(query string) (rego.PreparedEvalQuery, error) {
+		opts := []func(*rego.Rego){rego.Query(query), rego.Store(store)}
+		for _, name := range names {
+			opts = append(opts, rego.ParsedModule(mods[name]))
+		}
+		pq, err := rego.New(opts...).PrepareForEval(ctx)
+		if err != nil {
+			return pq, fmt.Errorf("preparing policy query %s: %w", query, err)
+		}
+		return pq, nil
 	}
-	r := rego.New(opts...)
-	pq, err := r.PrepareForEval(ctx)
+	pq, err := prepare(Query)
 	if err != nil {
-		return nil, fmt.Errorf("preparing policy query: %w", err)
+		return nil, err
 	}
-	return &Evaluator{query: pq, rules: rulesFrom(mods)}, nil
+	sq, err := prepare(ModelQuery + " with data.lib.flipflop.config.settings as data.flipflop_settings")
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{query: pq, model: sq, rules: rulesFrom(mods)}, nil
 }
 
 // Rules lists every rule of the bundle, sorted by id.
@@ -156,6 +167,8 @@ func Input(objs []Object) ast.Value {
 	return ast.NewArray(terms...)
 }
 
+func evalInput(input ast.Value) rego.EvalOption { return rego.EvalParsedInput(input) }
+
 // Evaluate runs every rule over objs and returns the findings, sorted by
 // severity, rule and resources. Load errors are the caller's to add.
 func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
@@ -165,7 +178,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error
 // EvaluateInput is Evaluate for an input already built with Input; objects is
 // the count reported in the summary.
 func (e *Evaluator) EvaluateInput(ctx context.Context, input ast.Value, objects int) (*Report, error) {
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	rs, err := e.query.Eval(ctx, evalInput(input))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}

@@ -183,3 +183,28 @@ func TestSettingsReachThePolicies(t *testing.T) {
 		t.Errorf("default branch trunk: %d contradictions, want 0", got)
 	}
 }
+
+func TestModel(t *testing.T) {
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := (&evaluator.Loader{}).Load([]string{"../examples/contradiction"})
+	s, err := ev.Model(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Stages) != 2 || len(s.Applications) != 2 || len(s.Pins) != 2 || len(s.Writes) != 2 {
+		t.Fatalf("summary %+v", s)
+	}
+	p := s.Pins[0]
+	if p.Stage != "acme/dev" || p.Application != "argocd/dev" || p.Pointer.Key != "github.com/acme/deploy@main" || !p.Pointer.Floating || p.DesiredClass != "own" {
+		t.Errorf("pin %+v", p)
+	}
+	if w := s.Writes[1]; w.Stage != "acme/qa" || w.Pointer.Text != "github.com/acme/deploy @ main" {
+		t.Errorf("write %+v", w)
+	}
+	if a := s.Applications[0]; a.AutoSync != true || a.Sources[0].TargetRevision != "main" || a.Ref.Line != 2 {
+		t.Errorf("application %+v", a)
+	}
+}

@@ -28,19 +28,19 @@ inventory := array.concat(
 		some [gv, kind] in namespaced
 		some ns, name
 		o := data.inventory.namespace[ns][gv][kind][name]
-		not same(kind, ns, name)
+		not same(review_ref, kind, ns, name)
 	],
 	[{"path": "inventory", "contents": o} |
 		some name
 		o := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-		not same("ClusterPromotionTask", "", name)
+		not same(review_ref, "ClusterPromotionTask", "", name)
 	],
 )
 
-same(kind, ns, name) if {
-	kind == review_ref.kind
-	ns == review_ref.namespace
-	name == review_ref.name
+same(ref, kind, ns, name) if {
+	kind == ref.kind
+	ns == ref.namespace
+	name == ref.name
 }
 
 settings := {k: v |
@@ -55,20 +55,20 @@ settings := {k: v |
 # that involve the reviewed object.
 violations(findings) := {{"msg": sprintf("[%s] %s", [f.rule, f.message]), "details": details(f)} |
 	some f in findings
-	involves(f)
+	involves(f, review_ref)
 }
 
-involves(f) if {
+involves(f, ref) if {
 	some r in f.resources
-	r.kind == review_ref.kind
-	r.namespace == review_ref.namespace
-	r.name == review_ref.name
+	r.kind == ref.kind
+	r.namespace == ref.namespace
+	r.name == ref.name
 }
 
-involves(f) if {
-	review_ref.kind == "ApplicationSet"
+involves(f, ref) if {
+	ref.kind == "ApplicationSet"
 	some r in f.resources
-	r.generatedBy == sprintf("ApplicationSet %s/%s", [review_ref.namespace, review_ref.name])
+	r.generatedBy == sprintf("ApplicationSet %s/%s", [ref.namespace, ref.name])
 }
 
 details(f) := {

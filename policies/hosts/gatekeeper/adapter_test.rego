@@ -20,10 +20,6 @@ inventory := {"namespace": {
 
 review(obj) := {"review": {"object": obj}, "parameters": {}}
 
-findings := fs if {
-	fs := rule.report with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
-}
-
 test_docs_read_only_the_needed_kinds if {
 	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inventory
 	count(docs) == 4
@@ -41,6 +37,8 @@ test_stale_copy_of_reviewed_object_is_excluded if {
 }
 
 test_violation_for_involved_object if {
+	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inventory
+	findings := rule.report with input as docs
 	vs := gatekeeper.violations(findings) with input as review(dev_stage) with data.inventory as inventory
 	count(vs) == 1
 	some v in vs
@@ -50,6 +48,9 @@ test_violation_for_involved_object if {
 
 test_no_violation_for_uninvolved_object if {
 	other := f.app("unrelated", "env/x")
+	docs := gatekeeper.docs with input as review(other) with data.inventory as inventory
+	findings := rule.report with input as docs
+	count(findings) == 1
 	vs := gatekeeper.violations(findings) with input as review(other) with data.inventory as inventory
 	count(vs) == 0
 }
@@ -59,6 +60,9 @@ test_parameters_become_settings if {
 	s == {"default_branch": "trunk"}
 }
 
+generated := {"resources": [{"kind": "Application", "namespace": "argocd", "name": "a-dev", "generatedBy": "ApplicationSet argocd/a"}]}
+
 test_applicationset_is_involved_through_generated_apps if {
-	gatekeeper.involves({"resources": [{"kind": "Application", "namespace": "argocd", "name": "a-dev", "generatedBy": "ApplicationSet argocd/a"}]}) with input as review({"kind": "ApplicationSet", "metadata": {"name": "a", "namespace": "argocd"}})
+	gatekeeper.involves(generated, {"kind": "ApplicationSet", "namespace": "argocd", "name": "a"})
+	not gatekeeper.involves(generated, {"kind": "ApplicationSet", "namespace": "argocd", "name": "b"})
 }

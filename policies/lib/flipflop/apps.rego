@@ -62,7 +62,7 @@ expression_matches(e, labels) if {
 
 expression_matches(e, labels) if {
 	e.operator == "NotIn"
-	not labels[e.key] in object.get(e, "values", [])
+	not label_in(labels, e.key, object.get(e, "values", []))
 }
 
 expression_matches(e, labels) if {
@@ -72,5 +72,9 @@ expression_matches(e, labels) if {
 
 expression_matches(e, labels) if {
 	e.operator == "DoesNotExist"
-	not labels[e.key]
+	not has_label(labels, e.key)
 }
+
+label_in(labels, key, values) if labels[key] in values
+
+has_label(labels, key) if labels[key]

@@ -24,8 +24,10 @@ generated := [app |
 	spec := objects.object_at(o.obj, ["spec"])
 	go := object.get(spec, "goTemplate", false) == true
 	ns := application.namespace_of(o.obj)
-	some p in params(objects.array_at(spec, ["generators"]))
-	app := render(spec, p, go, o, ns)
+	some g in objects.array_at(spec, ["generators"])
+	template := object.union(objects.object_at(spec, ["template"]), objects.object_at(g, ["template"]))
+	some p in level2(g)
+	app := render(spec, template, p, go, o, ns)
 ]
 
 # params returns the parameter sets of a generator list: the union of each
@@ -33,6 +35,8 @@ generated := [app |
 # Matrix and merge nest at most two levels deep (as Argo CD allows), so the
 # levels are written out: Rego has no recursion.
 params(gens) := [p | some g in gens; some p in level2(g)]
+
+# A generator's own template is merged over spec.template (Argo CD does the same).
 
 level2(g) := cartesian(level1(g.matrix.generators[0]), level1(g.matrix.generators[1])) if {
 	count(objects.array_at(g, ["matrix", "generators"])) == 2
@@ -76,8 +80,7 @@ flatten(e) := object.union(e, {sprintf("%s.%s", [k, k2]): v2 |
 	some k2, v2 in v
 })
 
-render(spec, p, go, o, ns) := app if {
-	template := objects.object_at(spec, ["template"])
+render(spec, template, p, go, o, ns) := app if {
 	rendered := json.unmarshal(substitute(json.marshal(template), p, go))
 	patch := patch_of(spec, p, go)
 	obj := object.union(rendered, patch.value)

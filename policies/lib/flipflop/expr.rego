@@ -62,19 +62,26 @@ scalar(v) := sprintf("%v", [v]) if is_boolean(v)
 # base (a name -> value object): later definitions win, a value may use ctx and
 # the vars defined before it. Three passes resolve chains three deep; anything
 # deeper stays unknown.
-resolve_vars(defs, base, ctx) := base if {
-	count(defs) == 0
-} else := raw if {
-	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
+resolve_vars(defs, base, ctx) := raw if {
+	raw := layer(defs, base)
 	every v in raw {
 		not has_expr_value(v)
 	}
 } else := pass3 if {
-	raw := object.union(base, {d.name: object.get(d, "value", null) | some d in defs; is_string(d.name); not null_value(d)})
+	raw := layer(defs, base)
 	pass1 := {k: subst(v, {"ctx": ctx, "vars": raw}) | some k, v in raw}
 	pass2 := {k: subst(v, {"ctx": ctx, "vars": pass1}) | some k, v in pass1}
 	pass3 := {k: subst(v, {"ctx": ctx, "vars": pass2}) | some k, v in pass2}
 }
+
+# layer puts the definitions over base; a name defined twice keeps its last value.
+layer(defs, base) := base if {
+	count(defs) == 0
+} else := object.union(base, {name: value |
+	some name in {d.name | some d in defs; is_string(d.name); not null_value(d)}
+	values := [object.get(d, "value", null) | some d in defs; d.name == name; not null_value(d)]
+	value := values[count(values) - 1]
+})
 
 has_expr_value(v) if {
 	is_string(v)

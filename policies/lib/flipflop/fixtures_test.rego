@@ -93,7 +93,9 @@ promotion_task(ns, name, vars, steps) := {
 	"kind": "PromotionTask",
 	"metadata": {"name": name, "namespace": ns},
 	"spec": {"vars": vars, "steps": steps},
-} if ns != ""
+} if {
+	ns != ""
+}
 
 promotion_task("", name, vars, steps) := {
 	"apiVersion": "kargo.akuity.io/v1alpha1",

@@ -38,7 +38,7 @@ default_branch_of(_) := config.default_branch if config.default_branch != ""
 default_branch_of(r) := object.get(default_branches, r, "HEAD") if config.default_branch == ""
 
 # pointer turns a repository and a classified revision into a comparable key.
-pointer(repo_id, repo_known, rev) := {"known": false, "floating": false, "key": "", "repo": repo_id, "kind": rev.kind, "name": rev.name, "assumed": false} if {
+pointer(repo_id, repo_known, rev) := {"known": false, "floating": false, "key": "", "repo": repo_id, "kind": rev.kind, "name": rev.name, "assumed": false, "head": false} if {
 	not known_pointer(repo_known, rev)
 }
 
@@ -48,7 +48,7 @@ pointer(repo_id, repo_known, rev) := p if {
 	b := default_branch_of(repo_id)
 	p := {
 		"known": true, "floating": true, "key": sprintf("%s@%s", [repo_id, b]), "repo": repo_id,
-		"kind": "branch", "name": b, "assumed": config.default_branch == "", "head": true,
+		"kind": "branch", "name": b, "assumed": assumed_default(b), "head": true,
 	}
 }
 
@@ -60,6 +60,11 @@ pointer(repo_id, repo_known, rev) := p if {
 		"kind": rev.kind, "name": rev.name, "assumed": false, "head": false,
 	}
 }
+
+assumed_default(b) if {
+	config.default_branch == ""
+	b != "HEAD"
+} else := false
 
 known_pointer(repo_known, rev) if {
 	repo_known == true
@@ -74,6 +79,10 @@ key_of(r, rev) := sprintf("%s#%s:%s", [r, rev.kind, rev.name]) if rev.kind != "b
 describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
 	p.kind == "branch"
 	not p.head
+} else := sprintf("%s @ HEAD", [p.repo]) if {
+	p.kind == "branch"
+	p.head
+	p.name == "HEAD"
 } else := sprintf("%s @ HEAD (taken to be %s)", [p.repo, p.name]) if {
 	p.kind == "branch"
 	p.head
@@ -111,7 +120,7 @@ update(s, step, i, entry) := {
 	"namespace": ns,
 	"name": name,
 	"selector": has_selector(entry),
-	"targets": targets(s, entry, name, ns),
+	"targets": targets(s, step.env, entry, name, ns),
 } if {
 	ns := stages.value(step, object.get(entry, "namespace", config.argocd_namespace))
 	name := stages.value(step, object.get(entry, "name", ""))
@@ -119,7 +128,7 @@ update(s, step, i, entry) := {
 
 # targets: the Applications an entry reaches, each with whether the entry
 # resolved it exactly and whether the Application authorizes the Stage.
-targets(s, entry, name, ns) := [] if {
+targets(s, env, entry, name, ns) := [] if {
 	not has_selector(entry)
 	not resolvable(name, ns)
 } else := [target(a, s, "name") | some a in apps.by_key[sprintf("%s/%s", [ns, name])]] if {
@@ -129,13 +138,23 @@ targets(s, entry, name, ns) := [] if {
 	not has_selector(entry)
 	some a in apps.patterns
 	a.namespace == ns
-	glob.match(a.name_pattern, [], name)
+	glob.match(a.name_pattern, null, name)
 ] if {
 	not has_selector(entry)
 } else := [target(a, s, "selector") |
+	sel := selector(env, entry.selector)
 	some a in object.get(apps.by_namespace, ns, [])
-	apps.selector_matches(entry.selector, a.labels)
+	apps.selector_matches(sel, a.labels)
 ]
+
+# selector substitutes ctx and vars into a label selector's values, as Kargo does
+# (selectors may use ctx and vars).
+selector(env, sel) := {
+	"matchLabels": {k: expr.subst(v, env) | some k, v in object.get(sel, "matchLabels", {})},
+	"matchExpressions": [object.union(e, {"values": [expr.subst(v, env) | some v in object.get(e, "values", [])]}) |
+		some e in object.get(sel, "matchExpressions", [])
+	],
+}
 
 has_selector(entry) if {
 	is_object(entry.selector)
