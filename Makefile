@@ -9,7 +9,7 @@ REGAL := $(BIN)/regal
 GO_TEST_FLAGS ?= -race -count=1
 REGO_DIRS := policies
 
-.PHONY: all build tools test lint fmt rego-test go-test e2e bundles check-bundles bench help clean
+.PHONY: all build tools test lint fmt rego-test go-test e2e bundles check-bundles bench fuzz help clean
 
 # Extra tool and test targets live beside what they build (hack/*.mk); they may
 # add prerequisites to EXTRA_TOOLS, and environment for go test to GO_TEST_ENV.
@@ -22,8 +22,9 @@ all: build test ## build and test
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build .bin/flipflop
+build: ## build .bin/flipflop, and .bin/kubectl-flipflop (the same binary, as a kubectl plugin)
 	go build -o $(BIN)/flipflop ./cmd/flipflop
+	ln -sf flipflop $(BIN)/kubectl-flipflop
 
 tools: $(OPA) $(CONFTEST) $(GATOR) $(REGAL) $(EXTRA_TOOLS) ## build the pinned tools (opa, conftest, gator, regal) from the Go module proxy
 
@@ -66,6 +67,15 @@ test: lint check-bundles rego-test go-test ## everything CI runs
 
 bench: tools build ## benchmarks (Go evaluator at 1k and 10k objects)
 	go test -run='^$$' -bench=. -benchmem -count=3 ./evaluator/
+
+FUZZTIME ?= 30s
+FUZZ_TARGETS := ./evaluator:FuzzLoadBytes ./evaluator:FuzzPureFunctions ./evaluator:FuzzCheck
+
+fuzz: ## run every fuzz target for FUZZTIME (default 30s each); crashers land in testdata/fuzz as regression seeds
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		go test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean: ## remove built binaries
 	rm -rf $(BIN)

@@ -39,6 +39,10 @@ type Settings struct {
 	// ArgoCDNamespace is where Applications live when argocd-update omits
 	// apps[].namespace and an Application omits metadata.namespace. Empty means argocd.
 	ArgoCDNamespace string `json:"argocd_namespace,omitempty"`
+	// Waivers are waivers from a file (see LoadWaivers); annotation waivers need no setting.
+	Waivers []Waiver `json:"waivers,omitempty"`
+	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
+	Today string `json:"today,omitempty"`
 }
 
 // Rule describes one rule, read from its METADATA.
@@ -54,6 +58,18 @@ type Rule struct {
 	Package string `json:"package"`
 	// File is the rule's module in the policy tree, e.g. rules/shared_branch_contradiction/rule.rego.
 	File string `json:"file"`
+	// Why explains how the contradiction breaks a promotion or a Stage's health,
+	// quoting what Kargo reports (METADATA custom.why; Markdown-light text).
+	Why string `json:"why,omitempty"`
+	// RelatedResources are the Kargo and Argo CD documentation pages and issue
+	// threads behind the rule (METADATA related_resources), in METADATA order.
+	RelatedResources []RelatedResource `json:"relatedResources,omitempty"`
+}
+
+// RelatedResource is a link from a rule's METADATA related_resources.
+type RelatedResource struct {
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
 }
 
 // Evaluator holds the compiled policies and the prepared query.
@@ -83,8 +99,22 @@ func Modules() (map[string]*ast.Module, error) {
 	return mods, nil
 }
 
+// Option tunes how an Evaluator evaluates.
+type Option func(*options)
+
+type options struct{ strict bool }
+
+// StrictBuiltinErrors makes a built-in function error (a type error in the
+// policies) fail the evaluation instead of leaving a rule undefined. Tests use
+// it to prove the policies never trip on malformed objects.
+func StrictBuiltinErrors() Option { return func(o *options) { o.strict = true } }
+
 // New compiles the embedded policies and prepares the query once.
-func New(ctx context.Context, s Settings) (*Evaluator, error) {
+func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	mods, err := Modules()
 	if err != nil {
 		return nil, err
@@ -96,6 +126,16 @@ func New(ctx context.Context, s Settings) (*Evaluator, error) {
 	if s.ArgoCDNamespace != "" {
 		settings["argocd_namespace"] = s.ArgoCDNamespace
 	}
+	if s.Today != "" {
+		settings["today"] = s.Today
+	}
+	if len(s.Waivers) > 0 {
+		ws := make([]any, 0, len(s.Waivers))
+		for _, w := range s.Waivers {
+			ws = append(ws, w.data())
+		}
+		settings["waivers"] = ws
+	}
 	store := inmem.NewFromObject(map[string]any{"flipflop_settings": settings})
 	names := make([]string, 0, len(mods))
 	for name := range mods {
@@ -103,11 +143,11 @@ func New(ctx context.Context, s Settings) (*Evaluator, error) {
 	}
 	slices.Sort(names)
 	prepare := func(query string) (rego.PreparedEvalQuery, error) {
-		opts := []func(*rego.Rego){rego.Query(query), rego.Store(store)}
+		ropts := []func(*rego.Rego){rego.Query(query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
 		for _, name := range names {
-			opts = append(opts, rego.ParsedModule(mods[name]))
+			ropts = append(ropts, rego.ParsedModule(mods[name]))
 		}
-		pq, err := rego.New(opts...).PrepareForEval(ctx)
+		pq, err := rego.New(ropts...).PrepareForEval(ctx)
 		if err != nil {
 			return pq, fmt.Errorf("preparing policy query %s: %w", query, err)
 		}
@@ -131,7 +171,7 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 	var rules []Rule
 	for file, m := range mods {
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-		if !strings.HasPrefix(pkg, "lib.flipflop.rules.") {
+		if !strings.HasPrefix(pkg, "lib.flipflop.rules.") && !strings.HasPrefix(pkg, "lib.flipflop.meta.") {
 			continue
 		}
 		for _, a := range m.Annotations {
@@ -145,7 +185,18 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			sev, _ := a.Custom["severity"].(string)
 			rem, _ := a.Custom["remediation"].(string)
 			adm, _ := a.Custom["admission"].(bool)
-			rules = append(rules, Rule{ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm, Package: pkg, File: file})
+			why, _ := a.Custom["why"].(string)
+			var related []RelatedResource
+			for _, rr := range a.RelatedResources {
+				if rr == nil || rr.Ref.String() == "" {
+					continue
+				}
+				related = append(related, RelatedResource{URL: rr.Ref.String(), Description: rr.Description})
+			}
+			rules = append(rules, Rule{
+				ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm,
+				Package: pkg, File: file, Why: why, RelatedResources: related,
+			})
 		}
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
@@ -195,6 +246,10 @@ func (e *Evaluator) EvaluateInput(ctx context.Context, input ast.Value, objects 
 	}
 	sortFindings(report.Findings)
 	for _, f := range report.Findings {
+		if f.Waived != nil {
+			report.Summary.Waived++
+			continue
+		}
 		switch f.Severity {
 		case SeverityError:
 			report.Summary.Error++

@@ -52,6 +52,17 @@ type Finding struct {
 	Key string `json:"key,omitempty"`
 	// Details holds rule-specific facts for renderers (pointer, auto-sync, ...).
 	Details map[string]any `json:"details,omitempty"`
+	// Waived is set when a waiver covers the finding: it is listed, but counts
+	// toward neither the severity totals nor the exit code.
+	Waived *Waived `json:"waived,omitempty"`
+}
+
+// Waived says which waiver covers a finding and why.
+type Waived struct {
+	Reason string `json:"reason"`
+	// By names the waiver: "annotation flipflop.dev/ignore on Stage/acme/dev" or "waiver 2 (rule)".
+	By      string `json:"by"`
+	Expires string `json:"expires,omitempty"`
 }
 
 // Summary counts objects read and findings by severity.
@@ -60,6 +71,8 @@ type Summary struct {
 	Error   int `json:"error"`
 	Warning int `json:"warning"`
 	Info    int `json:"info"`
+	// Waived counts findings a waiver covers (not counted above).
+	Waived int `json:"waived"`
 }
 
 // Report is the result of one check: findings, load errors and a summary. Its
@@ -97,11 +110,11 @@ func compareResource(a, b Resource) int {
 	)
 }
 
-// Count returns how many findings are at or above severity min.
+// Count returns how many unwaived findings are at or above severity min.
 func (r *Report) Count(min string) int {
 	n := 0
 	for _, f := range r.Findings {
-		if SeverityRank(f.Severity) >= SeverityRank(min) {
+		if f.Waived == nil && SeverityRank(f.Severity) >= SeverityRank(min) {
 			n++
 		}
 	}

@@ -33,6 +33,10 @@ type Loader struct {
 	MaxFileSize int64
 	// Stdin is used for the path "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// FollowSymlinks reads files that symbolic links found in a directory walk
+	// point to outside the directory given; by default such links are reported
+	// as errors and not read. Links to directories are never followed.
+	FollowSymlinks bool
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -79,7 +83,7 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -146,7 +150,7 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
@@ -154,7 +158,7 @@ func collectLoadTasks(tasks []loadTask, p string) []loadTask {
 	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p)
+		return walkLoadTasks(tasks, p, follow)
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
@@ -163,8 +167,9 @@ func collectLoadTasks(tasks []loadTask, p string) []loadTask {
 }
 
 // walkLoadTasks appends the tasks for the manifest files under root.
-func walkLoadTasks(tasks []loadTask, root string) []loadTask {
+func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
 	walkRoot := root
+	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// WalkDir does not follow a symbolic link given as its root; a
 		// trailing separator makes the system resolve it.
@@ -202,6 +207,10 @@ func walkLoadTasks(tasks []loadTask, root string) []loadTask {
 			if fi.IsDir() {
 				return nil // links to directories are not followed
 			}
+			if !follow && !insideRoot(path, realRoot, rootErr) {
+				tasks = append(tasks, loadTask{err: &LoadError{Path: shown, Message: "symbolic link to a file outside " + filepath.ToSlash(root) + " not followed (use --follow-symlinks to read it)"}})
+				return nil
+			}
 			mode = fi.Mode()
 		}
 		if !mode.IsRegular() {
@@ -212,6 +221,19 @@ func walkLoadTasks(tasks []loadTask, root string) []loadTask {
 		return nil
 	})
 	return tasks
+}
+
+// insideRoot reports whether the link at path resolves to a file under realRoot.
+func insideRoot(path, realRoot string, rootErr error) bool {
+	if rootErr != nil {
+		return false
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realRoot, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // isManifestName reports whether a file found in a directory walk is read.

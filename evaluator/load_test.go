@@ -588,7 +588,7 @@ func TestLoaderFileRemovedAfterWalk(t *testing.T) {
 	if err := os.WriteFile(path, []byte("kind: A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tasks := collectLoadTasks(nil, tmp)
+	tasks := collectLoadTasks(nil, tmp, false)
 	if len(tasks) != 1 || tasks[0].err != nil {
 		t.Fatalf("tasks = %+v", tasks)
 	}
@@ -712,5 +712,31 @@ spec:
 		if len(objs) != 30000 || len(errs) != 0 {
 			b.Fatalf("%d objects, %v", len(objs), errs)
 		}
+	}
+}
+
+// A symbolic link to a file outside the directory given is not followed unless
+// asked; a link to a file inside it is read.
+func TestLoaderSymlinkOutsideRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	outside := filepath.Join(base, "outside")
+	os.MkdirAll(root, 0o755)
+	os.MkdirAll(outside, 0o755)
+	doc := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	os.WriteFile(filepath.Join(outside, "secret.yaml"), doc, 0o644)
+	os.WriteFile(filepath.Join(root, "inside.yaml"), doc, 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "out.yaml")); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(filepath.Join(root, "inside.yaml"), filepath.Join(root, "in.yaml"))
+
+	objs, errs := (&Loader{}).Load([]string{root})
+	if len(objs) != 2 || len(errs) != 1 || !strings.Contains(errs[0].Message, "outside") || !strings.HasSuffix(errs[0].Path, "out.yaml") {
+		t.Errorf("default: %d objects, errors %v", len(objs), errs)
+	}
+	objs, errs = (&Loader{FollowSymlinks: true}).Load([]string{root})
+	if len(objs) != 3 || len(errs) != 0 {
+		t.Errorf("follow: %d objects, errors %v", len(objs), errs)
 	}
 }

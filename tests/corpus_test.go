@@ -27,7 +27,7 @@ func corpusReport(t *testing.T, paths ...string) *evaluator.Report {
 	if len(errs) > 0 {
 		t.Fatalf("load errors: %v", errs)
 	}
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ var failLevels = []string{"error", "warning", "info", "never"}
 // checkFlags are the flags of `flipflop check`.
 type checkFlags struct {
 	output string
+	color  string
 	failOn string
 	inputs inputFlags
 }
@@ -25,6 +26,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	f := &checkFlags{}
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
+	fs.StringVar(&f.color, "color", output.ColorAuto, "colour the text output: "+joinOr(output.ColorModes())+" (auto: when stdout is a terminal and NO_COLOR is unset)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
 	f.inputs.register(fs)
 	return fs, f
@@ -33,6 +35,9 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 func (f *checkFlags) validate(paths []string) error {
 	if !slices.Contains(output.Formats(), f.output) {
 		return usagef("unknown output format %q (want %s)", f.output, joinOr(output.Formats()))
+	}
+	if !slices.Contains(output.ColorModes(), f.color) {
+		return usagef("unknown --color mode %q (want %s)", f.color, joinOr(output.ColorModes()))
 	}
 	if !slices.Contains(failLevels, f.failOn) {
 		return usagef("unknown --fail-on level %q (want %s)", f.failOn, joinOr(failLevels))
@@ -56,7 +61,11 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	if err := f.validate(paths); err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, f.inputs.settings())
+	settings, err := f.inputs.settings()
+	if err != nil {
+		return err
+	}
+	ev, err := evaluator.New(ctx, settings)
 	if err != nil {
 		return err
 	}
@@ -69,7 +78,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	report.Errors = append(report.Errors, loadErrs...)
-	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules()}); err != nil {
+	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: Version}); err != nil {
 		return err
 	}
 	return verdict(report, f.failOn)

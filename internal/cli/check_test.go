@@ -169,3 +169,72 @@ func TestRulesCommand(t *testing.T) {
 		t.Errorf("rules (exit %d):\n%s", code, stdout)
 	}
 }
+
+func TestWaivers(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"argocd.yaml", "kargo.yaml"} {
+		b, _ := os.ReadFile(filepath.Join("../../examples/contradiction", name))
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	waivers := filepath.Join(dir, "waivers.yaml")
+	os.WriteFile(waivers, []byte(`waivers:
+- rule: shared-branch-contradiction
+  resources: ["Stage/acme/*"]
+  reason: migrating to env branches this sprint
+- rule: shared-write-branch
+  resources: ["Stage/acme/dev"]
+  reason: one branch by design
+  expires: 2020-01-01
+- rule: unknown-application
+  resources: ["Stage/*/*"]
+`), 0o644)
+	stdout, stderr, code := run(t, "", "check", "-o", "json", "--waivers", waivers, filepath.Join(dir, "argocd.yaml"), filepath.Join(dir, "kargo.yaml"))
+	var report evaluator.Report
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("%v: %s %s", err, stdout, stderr)
+	}
+	got := map[string]string{}
+	for _, f := range report.Findings {
+		state := f.Severity
+		if f.Waived != nil {
+			state = "waived: " + f.Waived.Reason
+		}
+		got[f.Rule] = state
+	}
+	want := map[string]string{
+		"shared-branch-contradiction": "waived: migrating to env branches this sprint",
+		"shared-write-branch":         "warning", // its waiver expired
+		"waiver-expired":              "warning",
+		"invalid-waiver":              "error", // the third entry has no reason
+	}
+	for rule, state := range want {
+		if got[rule] != state {
+			t.Errorf("%s: %q, want %q (all: %v)", rule, got[rule], state, got)
+		}
+	}
+	if report.Summary.Waived != 1 || report.Summary.Error != 1 {
+		t.Errorf("summary %+v", report.Summary)
+	}
+	if code != ExitFindings {
+		t.Errorf("exit %d, want 1 (the invalid waiver)", code)
+	}
+	for _, f := range report.Findings {
+		if f.Rule == "invalid-waiver" && (len(f.Resources) != 1 || f.Resources[0].File != waivers || f.Resources[0].Line != 9) {
+			t.Errorf("invalid-waiver does not point at the entry: %+v", f.Resources)
+		}
+	}
+
+	// An annotation waives too; only the waived finding remains and nothing fails.
+	kargo, _ := os.ReadFile(filepath.Join(dir, "kargo.yaml"))
+	annotated := strings.Replace(string(kargo), "  name: dev\n  namespace: acme\n", "  name: dev\n  namespace: acme\n  annotations:\n    flipflop.dev/ignore: \"shared-branch-contradiction, shared-write-branch: migrating\"\n", 1)
+	os.WriteFile(filepath.Join(dir, "kargo.yaml"), []byte(annotated), 0o644)
+	stdout, _, code = run(t, "", "check", "-o", "json", filepath.Join(dir, "argocd.yaml"), filepath.Join(dir, "kargo.yaml"))
+	report = evaluator.Report{}
+	json.Unmarshal([]byte(stdout), &report)
+	if code != ExitOK || report.Summary.Waived != 2 || report.Summary.Error != 0 {
+		t.Errorf("annotation waiver: exit %d, summary %+v", code, report.Summary)
+	}
+	if _, _, code := run(t, "", "check", "--waivers", filepath.Join(dir, "missing.yaml"), dir); code != ExitIncomplete {
+		t.Errorf("missing waivers file: exit %d, want 2", code)
+	}
+}

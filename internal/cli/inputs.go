@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -17,13 +18,21 @@ type inputFlags struct {
 	argocdNamespaces []string
 	maxFileSize      int64
 	repoRoots        []string
+	waiversFile      string
+	followSymlinks   bool
 	cluster          clusterFlags
 }
+
+// DefaultWaiversFile is read, when present in the working directory, unless
+// --waivers names another file.
+const DefaultWaiversFile = ".flipflop.yaml"
 
 func (in *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
+	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
+	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
 	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
 	in.cluster.register(fs)
 }
@@ -38,12 +47,25 @@ func (in *inputFlags) validate(paths []string) error {
 	return in.cluster.validate()
 }
 
-func (in *inputFlags) settings() evaluator.Settings {
+func (in *inputFlags) settings() (evaluator.Settings, error) {
 	s := evaluator.Settings{DefaultBranch: in.defaultBranch}
 	if len(in.argocdNamespaces) > 0 {
 		s.ArgoCDNamespace = in.argocdNamespaces[0]
 	}
-	return s
+	file := in.waiversFile
+	if file == "" {
+		if _, err := os.Stat(DefaultWaiversFile); err == nil {
+			file = DefaultWaiversFile
+		}
+	}
+	if file != "" {
+		ws, err := evaluator.LoadWaivers(file)
+		if err != nil {
+			return s, usagef("--waivers: %v", err)
+		}
+		s.Waivers = ws
+	}
+	return s, nil
 }
 
 func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
@@ -68,7 +90,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]eva
 	var objs []evaluator.Object
 	var errs []evaluator.LoadError
 	if len(paths) > 0 {
-		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In}
+		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In, FollowSymlinks: in.followSymlinks}
 		objs, errs = loader.Load(paths)
 	}
 	if in.cluster.enabled() {

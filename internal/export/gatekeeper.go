@@ -68,9 +68,10 @@ func Template(r evaluator.Rule) ([]byte, error) {
 
 import data.lib.flipflop.gatekeeper
 import data.lib.flipflop.rules.%s as rule
+import data.lib.flipflop.waivers
 
 violation contains v if {
-	findings := rule.report with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
+	findings := waivers.apply(rule.report) with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
 	some v in gatekeeper.violations(findings)
 }
 `, pkg, pkg)
@@ -340,7 +341,7 @@ func pickReviewed(objs []evaluator.Object, report *evaluator.Report, id string, 
 	involved := func(o evaluator.Object) int {
 		n := 0
 		for _, f := range report.Findings {
-			if f.Rule != id {
+			if f.Rule != id || f.Waived != nil {
 				continue
 			}
 			if slices.ContainsFunc(f.Resources, func(r evaluator.Resource) bool {

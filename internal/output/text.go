@@ -12,19 +12,26 @@ const textWidth = 100
 
 // writeText writes the report for a person at a terminal: per finding, what is
 // shared, each object involved with file:line, why it breaks and the ways out.
-func writeText(w io.Writer, report *evaluator.Report, _ Options) error {
+// Colour (Options.Color) paints the severity, makes rule ids bold and dims
+// locations, and leaves the layout alone.
+func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
+	pal := palette{on: useColor(w, opts.Color)}
 	var b strings.Builder
 	for i, f := range report.Findings {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s  %s  %s\n", strings.ToUpper(f.Severity), f.Rule, f.Title)
+		fmt.Fprintf(&b, "%s  %s  %s\n", pal.severity(f.Severity, strings.ToUpper(f.Severity)), pal.bold(f.Rule), f.Title)
 		if p, ok := f.Details["pointer"].(string); ok && p != "" {
 			fmt.Fprintf(&b, "  pointer  %s\n", p)
 		}
+		if wv := f.Waived; wv != nil {
+			fmt.Fprintf(&b, "  waived   %s\n", pal.dim(waiverNote(wv)))
+		}
 		autoSync, _ := f.Details["autoSync"].(map[string]any)
 		for _, r := range f.Resources {
-			fmt.Fprintf(&b, "  %-11s %-32s %s%s\n", r.Kind, qualified(r), location(r), resourceNote(r, autoSync))
+			line := fmt.Sprintf("  %-11s %-32s %s%s", r.Kind, qualified(r), pal.dim(location(r)), resourceNote(r, autoSync))
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 		b.WriteString("  why\n")
 		wrap(&b, f.Message, "    ")
@@ -41,7 +48,7 @@ func writeText(w io.Writer, report *evaluator.Report, _ Options) error {
 		}
 		b.WriteString("input errors (these files or documents were not checked):\n")
 		for _, e := range report.Errors {
-			fmt.Fprintf(&b, "  %s\n", e.Error())
+			fmt.Fprintf(&b, "  %s %s\n", pal.dim(errorLocation(e)+":"), e.Message)
 		}
 	}
 	if len(report.Findings) > 0 || len(report.Errors) > 0 {
@@ -50,12 +57,44 @@ func writeText(w io.Writer, report *evaluator.Report, _ Options) error {
 	s := report.Summary
 	fmt.Fprintf(&b, "%d objects checked: %s, %s, %s",
 		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
-	if n := len(report.Errors); n > 0 {
-		fmt.Fprintf(&b, "; %s", plural(n, "input error"))
-	}
-	b.WriteString("\n")
+	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// summaryTail is what the summary line adds after the severity counts:
+// waived findings and input errors, when there are any.
+func summaryTail(report *evaluator.Report) string {
+	var s string
+	if n := report.Summary.Waived; n > 0 {
+		s += fmt.Sprintf("; %d waived", n)
+	}
+	if n := len(report.Errors); n > 0 {
+		s += "; " + plural(n, "input error")
+	}
+	return s
+}
+
+// waiverNote says why and by what a finding is waived:
+// "reason; by waiver 1 (rule); expires 2031-01-31".
+func waiverNote(wv *evaluator.Waived) string {
+	s := wv.Reason
+	if wv.By != "" {
+		s += "; by " + wv.By
+	}
+	if wv.Expires != "" {
+		s += "; expires " + wv.Expires
+	}
+	return s
+}
+
+// errorLocation is where a load error is: "path:line" or "path" (the part of
+// LoadError.Error before the message).
+func errorLocation(e evaluator.LoadError) string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return e.Path
 }
 
 func qualified(r evaluator.Resource) string {

@@ -8,17 +8,30 @@
 #   shape, so both hosts report the same findings.
 package flipflop
 
+import data.lib.flipflop.waivers
+
 # findings is every rule's report, evaluated with the settings given as data.
 findings := fs if {
 	# regal ignore:with-outside-test-context
 	fs := all_findings with data.lib.flipflop.config.settings as configured
 }
 
-all_findings := {f |
+# all_findings: every rule's findings, waivers applied (waived ones are kept,
+# marked), plus the findings about the waivers themselves.
+all_findings := waivers.apply(rule_findings) | meta_findings
+
+rule_findings contains f if {
 	some name
 
 	# regal ignore:mixed-iteration
 	some f in data.lib.flipflop.rules[name].report
+}
+
+meta_findings contains f if {
+	some name
+
+	# regal ignore:mixed-iteration
+	some f in data.lib.flipflop.meta[name].report
 }
 
 default configured := {}
@@ -31,11 +44,13 @@ configured := s if {
 deny contains result(f) if {
 	some f in findings
 	f.severity == "error"
+	not f.waived
 }
 
 warn contains result(f) if {
 	some f in findings
 	f.severity != "error"
+	not f.waived
 }
 
 # result is a finding as conftest shows it: msg and _loc, the rest as metadata.

@@ -6,6 +6,7 @@
 #   ClusterPromotionTasks (the reviewed object's stale inventory copy excluded),
 #   runs one rule, and keeps the findings that involve the reviewed object.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace).
+#   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
 # The inventory paths read: one per kind the model needs, nothing wider.
@@ -55,6 +56,7 @@ settings := {k: v |
 # that involve the reviewed object.
 violations(findings) := {{"msg": sprintf("[%s] %s", [f.rule, f.message]), "details": details(f)} |
 	some f in findings
+	not f.waived
 	involves(f, review_ref)
 }
 

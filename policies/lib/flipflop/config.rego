@@ -4,7 +4,9 @@
 #   Settings every host may override with `with data.lib.flipflop.config.settings as {...}`:
 #   `default_branch` (the branch `HEAD` and an empty targetRevision stand for; empty means
 #   "main or master, whichever the estate uses, and say that it was assumed") and
-#   `argocd_namespace` (where Applications live when `apps[].namespace` is omitted).
+#   `argocd_namespace` (where Applications live when `apps[].namespace` is omitted),
+#   `waivers` (see lib.flipflop.waivers) and `today` (the date waivers expire against;
+#   default: the clock).
 package lib.flipflop.config
 
 settings := {}
@@ -15,3 +17,11 @@ argocd_namespace := object.get(settings, "argocd_namespace", "argocd")
 
 # The branch names an unconfigured `HEAD` may stand for, in order of preference.
 default_branch_candidates := ["main", "master"]
+
+# waivers are the configured waivers (a waivers file, or conftest data).
+default waivers := []
+
+waivers := w if {
+	w := settings.waivers
+	is_array(w)
+}

@@ -78,8 +78,8 @@ resolve_vars(defs, base, ctx) := raw if {
 layer(defs, base) := base if {
 	count(defs) == 0
 } else := object.union(base, {name: value |
-	some name in {d.name | some d in defs; is_string(d.name); not null_value(d)}
-	values := [object.get(d, "value", null) | some d in defs; d.name == name; not null_value(d)]
+	some name in {d.name | some d in defs; is_object(d); is_string(d.name); not null_value(d)}
+	values := [object.get(d, "value", null) | some d in defs; is_object(d); d.name == name; not null_value(d)]
 	value := values[count(values) - 1]
 })
 

@@ -32,7 +32,7 @@ sources_by_app := {k: group |
 
 source(s) := {
 	"index": s.source.index,
-	"repoURL": s.source.repo_url,
+	"repoURL": text(s.source.repo_url),
 	"targetRevision": s.source.raw_revision,
 	"pointer": pointer(s.pointer),
 }
@@ -53,17 +53,22 @@ pin(p) := {
 	"application": p.app.key,
 	"applicationRef": p.app.ref,
 	"source": p.source.index,
-	"repoURL": p.source.repo_url,
+	"repoURL": text(p.source.repo_url),
 	"pointer": pointer(p.pointer),
-	"desiredRevision": p.desired,
+	"desiredRevision": text(p.desired),
 	"desiredClass": p.desired_class,
-	"step": p.step.alias,
+	"step": text(p.step.alias),
 	"legacyField": p.legacy_field,
 }
 
 write(w) := {
 	"stage": w.stage.key,
-	"repoURL": w.repo_url,
+	"repoURL": text(w.repo_url),
 	"pointer": pointer(w.pointer),
-	"step": w.step.alias,
+	"step": text(w.step.alias),
 }
+
+# text renders a value that should have been a string.
+text(v) := v if is_string(v)
+
+text(v) := sprintf("%v", [v]) if not is_string(v)

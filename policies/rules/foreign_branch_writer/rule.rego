@@ -8,10 +8,40 @@
 #   Unhealthy ("does not match the desired revision") until it promotes again,
 #   while Argo CD shows the Application Synced and Healthy. This is the
 #   one-pinning-Stage form of the flip-flop (the mortennordbye/homelab case).
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
+#   - ref: https://github.com/mortennordbye/homelab/pull/329
+#     description: mortennordbye/homelab#329, a Stage pinned on the head of a shared main
+#   - ref: https://github.com/mortennordbye/homelab/pull/333
+#     description: mortennordbye/homelab#333, the pin removed again (argocd-wait instead)
+#   - ref: https://github.com/akuity/kargo/pull/2980
+#     description: akuity/kargo#2980, stop inferring the desired revision (Stages writing the head of one branch)
+#   - ref: https://github.com/akuity/kargo/blob/main/docs/docs/50-user-guide/30-patterns/index.md
+#     description: Kargo patterns (stage-specific branches, writing to one branch, pseudo-GitOps)
+#   - ref: https://argo-cd.readthedocs.io/en/stable/user-guide/tracking_strategies/
+#     description: Argo CD, tracking strategies (branches, tags and commits as targetRevision)
 # custom:
 #   id: foreign-branch-writer
 #   severity: error
 #   admission: true
+#   why: |
+#     A Stage that sets `desiredRevision` in `argocd-update` is Healthy only while the
+#     Application source's `status.sync.revision` equals the pinned commit. When another
+#     Stage pushes to the branch that Application tracks, the head moves past the pinned
+#     commit; at its next refresh Argo CD reports the new head, and the pinning Stage
+#     turns Unhealthy with
+#
+#     > `Not all sources of Application "<app>" in namespace "<ns>" are synced to the
+#     > desired revisions. Issues: Source 0 with RepoURL <url> of Application "<app>" in
+#     > namespace "<ns>" does not match the desired revision "<sha>".`
+#
+#     It stays Unhealthy until it promotes again, and turns Unhealthy again at the other
+#     Stage's next push, while Argo CD shows the Application Synced and Healthy. This is
+#     what mortennordbye/homelab ran into: Applications on `HEAD` of `main`, a
+#     `desiredRevision` pin, and Stages alternating between Healthy and Unhealthy.
+#     Auto-sync does not matter: Argo CD refreshes `status.sync.revision` with or
+#     without it.
 #   remediation: |
 #     Make the pinned Application's pointer one that only its own Stage moves, or
 #     stop asking Kargo to check a revision on the shared one:

@@ -7,10 +7,34 @@
 #   v0.9). The promotion fails with `Argo CD Application "<app>" in namespace
 #   "<ns>" is not authorized`; with a label selector, unauthorized matches are
 #   skipped and the step fails only when none of them authorizes the Stage.
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/annotations
+#     description: Kargo reference, annotations (kargo.akuity.io/authorized-stage)
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
+#   - ref: https://github.com/akuity/kargo/issues/2876
+#     description: akuity/kargo#2876, a promotion failing with "is not authorized"
+#   - ref: https://github.com/akuity/kargo/pull/6398
+#     description: akuity/kargo#6398, several Stages in one annotation (Kargo v1.11)
 # custom:
 #   id: missing-authorized-stage
 #   severity: error
 #   admission: true
+#   why: |
+#     Kargo updates an Application on a Stage's behalf only when the Application
+#     delegates that authority with the annotation
+#     `kargo.akuity.io/authorized-stage: "<project>:<stage>"`. When it is missing, or
+#     names another Stage, the `argocd-update` step fails, and with it the promotion:
+#
+#     > `Argo CD Application "<app>" in namespace "<ns>" is not authorized`
+#
+#     (the controller log adds `does not permit mutation by Kargo Stage <stage> in
+#     namespace <project>`). Globs such as `<project>:*` were accepted up to Kargo v0.8
+#     and are rejected since v0.9 (`deprecated glob expressions are no longer supported`
+#     since v1.11). With a label `selector`, Applications that do not authorize the Stage
+#     are skipped, and the step fails only when none of them does:
+#     `found N Application(s) matching selector in namespace "<ns>", but none are
+#     authorized for Stage <project>:<stage>`.
 #   remediation: |
 #     Add the annotation to the Application (or to the ApplicationSet's
 #     template.metadata.annotations), naming the Stage's project (its namespace) and

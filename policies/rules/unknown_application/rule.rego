@@ -6,9 +6,26 @@
 #   created by hand), or the name is wrong and the promotion will fail with
 #   `unable to find Argo CD Application "<app>" in namespace "<ns>"`. Without it,
 #   flipflop cannot check the Stage's pins.
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
+#   - ref: https://argo-cd.readthedocs.io/en/stable/operator-manual/app-any-namespace/
+#     description: Argo CD, Applications in any namespace
 # custom:
 #   id: unknown-application
 #   severity: warning
+#   why: |
+#     `argocd-update` looks the Application up by name in `apps[].namespace` (by
+#     default the Argo CD namespace the Kargo controller is configured with, usually
+#     `argocd`). When it is not there, the step fails with
+#
+#     > `unable to find Argo CD Application "<app>" in namespace "<ns>"`
+#
+#     That is the likely outcome of a typo, of a missing `namespace` for an Application
+#     outside Argo CD's namespace (apps in any namespace), or of an Application that an
+#     ApplicationSet no longer generates. If the Application does exist but is defined
+#     elsewhere (another repository, or by hand), the promotion works, but flipflop
+#     cannot see which pointer it tracks, so the Stage's pins go unchecked.
 #   remediation: |
 #     Check the name and namespace (apps[].namespace defaults to the Argo CD
 #     namespace, usually argocd), and include the manifest that defines the

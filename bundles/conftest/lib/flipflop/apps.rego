@@ -51,18 +51,19 @@ selector_matches(sel, labels) if {
 		labels[k] == v
 	}
 	every e in objects.array_at(sel, ["matchExpressions"]) {
+		is_object(e)
 		expression_matches(e, labels)
 	}
 }
 
 expression_matches(e, labels) if {
 	e.operator == "In"
-	labels[e.key] in object.get(e, "values", [])
+	labels[e.key] in objects.array_at(e, ["values"])
 }
 
 expression_matches(e, labels) if {
 	e.operator == "NotIn"
-	not label_in(labels, e.key, object.get(e, "values", []))
+	not label_in(labels, e.key, objects.array_at(e, ["values"]))
 }
 
 expression_matches(e, labels) if {

@@ -10,6 +10,7 @@ package lib.flipflop.model
 import data.lib.flipflop.apps
 import data.lib.flipflop.config
 import data.lib.flipflop.expr
+import data.lib.flipflop.objects
 import data.lib.flipflop.repo
 import data.lib.flipflop.revision
 import data.lib.flipflop.stages
@@ -107,7 +108,7 @@ updates := [u |
 	some s in stages.records
 	some step in s.steps
 	step.uses == "argocd-update"
-	some i, entry in object.get(step.config, "apps", [])
+	some i, entry in objects.array_at(step.config, ["apps"])
 	is_object(entry)
 	u := update(s, step, i, entry)
 ]
@@ -150,9 +151,10 @@ targets(s, env, entry, name, ns) := [] if {
 # selector substitutes ctx and vars into a label selector's values, as Kargo does
 # (selectors may use ctx and vars).
 selector(env, sel) := {
-	"matchLabels": {k: expr.subst(v, env) | some k, v in object.get(sel, "matchLabels", {})},
-	"matchExpressions": [object.union(e, {"values": [expr.subst(v, env) | some v in object.get(e, "values", [])]}) |
-		some e in object.get(sel, "matchExpressions", [])
+	"matchLabels": {k: expr.subst(v, env) | some k, v in objects.object_at(sel, ["matchLabels"])},
+	"matchExpressions": [object.union(e, {"values": [expr.subst(v, env) | some v in objects.array_at(e, ["values"])]}) |
+		some e in objects.array_at(sel, ["matchExpressions"])
+		is_object(e)
 	],
 }
 
@@ -225,7 +227,7 @@ pins := [p |
 	some u in updates
 	some t in u.targets
 	pinnable(u, t)
-	some e in object.get(u.entry, "sources", [])
+	some e in objects.array_at(u.entry, ["sources"])
 	pin_entry(e)
 	url := stages.value(u.step, object.get(e, "repoURL", ""))
 	chart := object.get(e, "chart", "")
@@ -258,7 +260,7 @@ pinnable(u, t) if {
 near_misses := [{"stage": u.stage, "app": t.app, "source": src, "url": url} |
 	some u in updates
 	some t in u.targets
-	some e in object.get(u.entry, "sources", [])
+	some e in objects.array_at(u.entry, ["sources"])
 	pin_entry(e)
 	url := stages.value(u.step, object.get(e, "repoURL", ""))
 	expr.known(url)
@@ -300,7 +302,7 @@ step_writers := [w |
 		some step in s.steps
 		step.uses == "git-clone"
 		url := stages.value(step, object.get(step.config, "repoURL", ""))
-		some co in object.get(step.config, "checkout", [])
+		some co in objects.array_at(step.config, ["checkout"])
 		is_object(co)
 		c := {"path": clean_path(stages.value(step, object.get(co, "path", ""))), "url": url, "rev": checkout_rev(step, co)}
 	]
@@ -321,7 +323,7 @@ step_writers := [w |
 
 legacy_writers := [w |
 	some s in stages.records
-	some g in object.get(s.legacy, "gitRepoUpdates", [])
+	some g in objects.array_at(s.legacy, ["gitRepoUpdates"])
 	is_object(g)
 	url := object.get(g, "repoURL", "")
 	w := {

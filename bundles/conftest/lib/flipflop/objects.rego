@@ -73,24 +73,28 @@ cluster_promotion_tasks := of_kind("kargo.akuity.io", "ClusterPromotionTask")
 
 # value_at reads a path from an object, returning def when it is absent or null.
 value_at(obj, path, def) := v if {
+	is_object(obj)
 	v := object.get(obj, path, null)
 	v != null
 } else := def
 
 # array_at returns the array at path, or [] when it is absent or not an array.
 array_at(obj, path) := v if {
+	is_object(obj)
 	v := object.get(obj, path, [])
 	is_array(v)
 } else := []
 
 # object_at returns the object at path, or {} when it is absent or not an object.
 object_at(o, path) := v if {
+	is_object(o)
 	v := object.get(o, path, {})
 	is_object(v)
 } else := {}
 
 # string_at returns the string at path, or "" when it is absent or not a string.
 string_at(o, path) := v if {
+	is_object(o)
 	v := object.get(o, path, "")
 	is_string(v)
 } else := ""

@@ -8,13 +8,14 @@ package lib.flipflop.repo
 
 # id returns the identity of a repository URL: "host/path", lower case, without
 # scheme, credentials, port, trailing "/" or ".git".
-id(url) := strip_tail(host_and_path(lower(trim_space(url))))
+id(url) := strip_tail(host_and_path(lower(trim_space(url)))) if is_string(url)
+
+id(url) := "" if not is_string(url)
 
 # With a scheme: scheme://[userinfo@]host[:port]/path.
 host_and_path(u) := join_host(parts) if {
-	i := indexof(u, "://")
-	i > 0
-	parts := split(substring(u, i + 3, -1), "/")
+	regex.match(`^[a-z][a-z0-9+.-]*://`, u)
+	parts := split(substring(u, indexof(u, "://") + 3, -1), "/")
 } else := concat("/", [strip_userinfo(m[0][1]), m[0][2]]) if {
 	# scp form: [user@]host:path (no scheme, a ":" before the first "/", not a port).
 	m := regex.find_all_string_submatch_n(`^([^/:]+):([^/:][^:]*)$`, u, 1)

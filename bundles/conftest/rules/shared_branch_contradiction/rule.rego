@@ -10,10 +10,50 @@
 #   Argo CD shows every Application Synced and Healthy. Kargo compares
 #   `desiredRevision` with Argo CD's `status.sync.revision`, which follows the
 #   branch head at every refresh, so this happens with or without auto-sync.
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
+#   - ref: https://github.com/akuity/kargo/blob/main/docs/docs/80-release-notes/98-v1.1.0.md
+#     description: Kargo v1.1.0 release notes (desiredRevision is checked only when given)
+#   - ref: https://github.com/akuity/kargo/pull/2980
+#     description: akuity/kargo#2980, stop inferring the desired revision (Stages writing the head of one branch)
+#   - ref: https://github.com/akuity/kargo/issues/2952
+#     description: akuity/kargo#2952, several Stages commit to the same branch
+#   - ref: https://github.com/akuity/kargo/blob/main/docs/docs/50-user-guide/30-patterns/index.md
+#     description: Kargo patterns (stage-specific branches, writing to one branch, pseudo-GitOps)
+#   - ref: https://argo-cd.readthedocs.io/en/stable/user-guide/tracking_strategies/
+#     description: Argo CD, tracking strategies (branches, tags and commits as targetRevision)
+#   - ref: https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/Controlling-Resource-Modification/
+#     description: Argo CD ApplicationSet, ignoreApplicationDifferences (keeps updateTargetRevision from being undone)
 # custom:
 #   id: shared-branch-contradiction
 #   severity: error
 #   admission: true
+#   why: |
+#     Since Kargo v1.1.0, an `argocd-update` step whose `sources[]` entry sets
+#     `desiredRevision` registers a health check, and the Stage re-runs it every time it
+#     reconciles: the Stage is Healthy only while the Application source's
+#     `status.sync.revision` (the commit Argo CD resolved `targetRevision` to at its last
+#     refresh) equals the pinned revision. When several Stages push to the head of one
+#     branch and each pins the commit it pushed, their pins compete for one head:
+#
+#     1. dev promotes, pushes commit A to main and pins A: dev is Healthy.
+#     2. qa promotes, pushes B and pins B. main is now B: qa is Healthy, and at its next
+#        refresh dev's Application reports B instead of A, so dev turns Unhealthy.
+#     3. dev promotes again and pushes C: dev is Healthy, qa Unhealthy, and so on. At
+#        most one of the Stages is Healthy at a time: the one promoted last.
+#
+#     The Unhealthy Stage reports, in `status.health.issues`:
+#
+#     > `Not all sources of Application "<app>" in namespace "<ns>" are synced to the
+#     > desired revisions. Issues: Source 0 with RepoURL <url> of Application "<app>" in
+#     > namespace "<ns>" does not match the desired revision "<sha>".`
+#
+#     Argo CD shows every Application Synced and Healthy throughout: each deploys its own
+#     path at the new head. Auto-sync does not matter, because Argo CD refreshes
+#     `status.sync.revision` with or without it. Promotions suffer too: when another
+#     Stage pushes between a Stage's `git-push` and its sync, the sync result is not the
+#     pinned commit, and Kargo re-syncs until the step times out (5 minutes by default).
 #   remediation: |
 #     Give each Stage a pointer only it moves, or stop asking Kargo to check a
 #     revision on the shared one:

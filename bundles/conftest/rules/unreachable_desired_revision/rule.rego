@@ -9,10 +9,42 @@
 #   the Application tracks a fixed revision (a commit SHA or a tag), which Argo CD
 #   keeps reporting; or `desiredRevision` is a literal ref such as `main`, `HEAD` or
 #   a tag, which never equals the commit SHA Argo CD reports (akuity/kargo#4020).
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
+#   - ref: https://github.com/akuity/kargo/issues/4020
+#     description: akuity/kargo#4020, desiredRevision set to a ref (HEAD, a tag) never matches
+#   - ref: https://github.com/akuity/kargo/issues/2968
+#     description: akuity/kargo#2968, an infinite sync loop when promoting
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/expressions
+#     description: Kargo reference, expressions (commitFrom, outputs)
+#   - ref: https://argo-cd.readthedocs.io/en/stable/user-guide/tracking_strategies/
+#     description: Argo CD, tracking strategies (branches, tags and commits as targetRevision)
 # custom:
 #   id: unreachable-desired-revision
 #   severity: error
 #   admission: true
+#   why: |
+#     Kargo compares a pinned revision with the Application source's
+#     `status.sync.revision`: for a Git source, the commit SHA that Argo CD resolved
+#     `targetRevision` to at its last refresh; for a Helm repository chart, the chart
+#     version. A pin that can never equal that value leaves the Stage Unhealthy after
+#     every promotion with
+#
+#     > `Not all sources of Application "<app>" in namespace "<ns>" are synced to the
+#     > desired revisions. Issues: Source 0 with RepoURL <url> of Application "<app>" in
+#     > namespace "<ns>" does not match the desired revision "<sha>".`
+#
+#     and a promotion that syncs keeps re-syncing until the step times out (5 minutes by
+#     default), because the sync result never matches the desired revision
+#     (akuity/kargo#2968, #4020). The pin can never match when:
+#
+#     - it is a literal ref (`main`, `HEAD`, `v2.0.1`): Argo CD reports the SHA the ref
+#       resolves to, never the name;
+#     - it is the commit the Stage pushes, but the Application tracks another branch,
+#       whose head that commit never becomes;
+#     - it is the commit the Stage pushes, but the Application tracks a fixed revision (a
+#       commit or a tag), which Argo CD keeps reporting whatever the Stage pushes.
 #   remediation: |
 #     Pin what the Application will actually report:
 #     - for a branch the Stage pushes to, point the Application's targetRevision at

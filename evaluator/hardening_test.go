@@ -1,0 +1,87 @@
+package evaluator_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// Malformed objects never make the evaluation fail, even with built-in errors
+// turned into failures, and they are reported as invalid-object warnings.
+func TestMalformedObjectsNeverFailEvaluation(t *testing.T) {
+	malformed, err := os.ReadFile("testdata/malformed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, errs := evaluator.LoadBytes("malformed.yaml", malformed)
+	if len(errs) > 0 {
+		t.Fatalf("load: %v", errs)
+	}
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := ev.Evaluate(context.Background(), objs)
+	if err != nil {
+		t.Fatalf("evaluation failed on malformed objects: %v", err)
+	}
+	if _, err := ev.Model(context.Background(), objs); err != nil {
+		t.Fatalf("model failed on malformed objects: %v", err)
+	}
+	var fields []string
+	for _, f := range report.Findings {
+		if f.Severity == evaluator.SeverityError && f.Rule != "invalid-waiver" { // a malformed waiver annotation is an error by design
+			t.Errorf("error finding from malformed input: %s %s", f.Rule, f.Message)
+		}
+		if f.Rule == "invalid-object" {
+			fields = append(fields, f.Resources[0].Name+" "+f.Details["field"].(string))
+		}
+	}
+	for _, want := range []string{
+		"no-spec spec",
+		"number-source spec.source",
+		"steps-null spec.promotionTemplate.spec.steps",
+		"wrong-steps spec.promotionTemplate.spec.steps[0]",
+		"wrong-steps spec.promotionTemplate.spec.steps[2].config.apps",
+		"t spec.steps",
+	} {
+		if !slices.Contains(fields, want) {
+			t.Errorf("no invalid-object for %q; got %v", want, fields)
+		}
+	}
+}
+
+// The evaluator is safe for concurrent use (run under -race by make test), and
+// concurrent evaluations return identical reports.
+func TestConcurrentEvaluate(t *testing.T) {
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := (&evaluator.Loader{}).Load([]string{"../examples"})
+	var wg sync.WaitGroup
+	out := make([][]byte, 8)
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := ev.Evaluate(context.Background(), objs)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			out[i], _ = json.Marshal(r)
+		}()
+	}
+	wg.Wait()
+	for i := range out {
+		if string(out[i]) != string(out[0]) {
+			t.Fatalf("evaluation %d differs", i)
+		}
+	}
+}
