@@ -7,39 +7,47 @@
 #   carries a `ref` naming it and where it came from.
 package lib.flipflop.objects
 
-# docs lists every Kubernetes object of the input as {"obj", "ref"}.
-docs := [o |
-	some entry in input
-	is_object(entry.contents)
-	relevant(entry.contents)
-	some o in expand(entry)
-	relevant_kinds[o.ref.kind]
-]
+# docs lists every Kubernetes object of the input the model reads, as
+# {"obj", "ref"}; every other object is dropped before any work is done on it.
+docs := array.concat(
+	[{"obj": c, "ref": ref(c, entry)} |
+		some entry in input
+		c := entry.contents
+		read(c)
+	],
+	[{"obj": item, "ref": ref(item, entry)} |
+		some entry in input
+		c := entry.contents
+		is_string(c.kind)
+		endswith(c.kind, "List")
+		is_array(c.items)
+		some item in c.items
+		read(item)
+	],
+)
 
-# The kinds the model reads; every other object is dropped before any work.
-relevant_kinds := {"Application", "ApplicationSet", "Stage", "PromotionTask", "ClusterPromotionTask"}
+# The kinds the model reads, with the prefix their apiVersion must have.
+read_kinds := {
+	"Application": "argoproj.io/",
+	"ApplicationSet": "argoproj.io/",
+	"Stage": "kargo.akuity.io/",
+	"PromotionTask": "kargo.akuity.io/",
+	"ClusterPromotionTask": "kargo.akuity.io/",
+}
 
-relevant(doc) if relevant_kinds[doc.kind]
-
-relevant(doc) if is_list(doc)
-
-expand(entry) := [{"obj": entry.contents, "ref": ref(entry.contents, entry)}] if not is_list(entry.contents)
-
-expand(entry) := [{"obj": item, "ref": ref(item, entry)} | some item in entry.contents.items; is_object(item)] if is_list(entry.contents)
-
-is_list(doc) if {
-	is_string(doc.kind)
-	endswith(doc.kind, "List")
-	is_array(doc.items)
+read(doc) if {
+	prefix := read_kinds[doc.kind]
+	is_string(doc.apiVersion)
+	startswith(doc.apiVersion, prefix)
 }
 
 # ref names an object in findings: apiVersion, kind, namespace, name, file and line.
 ref(obj, entry) := {
-	"apiVersion": str(obj, ["apiVersion"]),
-	"kind": str(obj, ["kind"]),
+	"apiVersion": obj.apiVersion,
+	"kind": obj.kind,
 	"namespace": str(obj, ["metadata", "namespace"]),
 	"name": str(obj, ["metadata", "name"]),
-	"file": object.get(entry, "path", ""),
+	"file": str(entry, ["path"]),
 	"line": object.get(entry, "line", 0),
 }
 
@@ -48,28 +56,21 @@ str(obj, path) := v if {
 	is_string(v)
 } else := ""
 
-# group returns the API group of an apiVersion ("" for the core group).
-group(api_version) := g if {
-	parts := split(api_version, "/")
-	count(parts) == 2
-	g := parts[0]
-} else := ""
+# by_kind groups the objects by kind.
+by_kind := {k: group |
+	some k, _ in read_kinds
+	group := [o | some o in docs; o.ref.kind == k]
+}
 
-of_kind(group_name, kind) := [o |
-	some o in docs
-	o.ref.kind == kind
-	group(o.ref.apiVersion) == group_name
-]
+applications := by_kind.Application
 
-applications := of_kind("argoproj.io", "Application")
+application_sets := by_kind.ApplicationSet
 
-application_sets := of_kind("argoproj.io", "ApplicationSet")
+stages := by_kind.Stage
 
-stages := of_kind("kargo.akuity.io", "Stage")
+promotion_tasks := by_kind.PromotionTask
 
-promotion_tasks := of_kind("kargo.akuity.io", "PromotionTask")
-
-cluster_promotion_tasks := of_kind("kargo.akuity.io", "ClusterPromotionTask")
+cluster_promotion_tasks := by_kind.ClusterPromotionTask
 
 # value_at reads a path from an object, returning def when it is absent or null.
 value_at(obj, path, def) := v if {

@@ -52,3 +52,10 @@ test_describe if {
 	revision.describe(revision.classify("")) == "HEAD (the default branch)"
 	revision.describe(revision.classify("main")) == "branch main"
 }
+
+test_branches_that_look_like_constraints_at_first if {
+	revision.classify("xylophone") == {"kind": "branch", "name": "xylophone"}
+	revision.classify("x") == {"kind": "semver", "name": "x"}
+	revision.classify("v-next") == {"kind": "branch", "name": "v-next"}
+	revision.classify("release-1.2") == {"kind": "branch", "name": "release-1.2"}
+}

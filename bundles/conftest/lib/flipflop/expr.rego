@@ -7,10 +7,8 @@
 #   the string, which makes the value unknown: never guessed, never matched.
 package lib.flipflop.expr
 
-# has_expr reports whether s still holds an expression.
-has_expr(s) if contains(s, "${{")
-
-has_expr(s) if contains(s, "${%")
+# has_expr reports whether s still holds an expression (`${{ }}` or `${% %}`).
+has_expr(s) if contains(s, "${")
 
 # known reports whether s is a string without expressions.
 known(s) if {
@@ -24,19 +22,12 @@ is_known(s) if known(s)
 else := false
 
 # subst substitutes what env (`{"ctx": {...}, "vars": {...}}`) knows in s.
-subst(s, _) := s if not is_string(s)
-
-subst(s, _) := s if {
-	is_string(s)
-	not has_expr(s)
-}
-
 subst(s, env) := strings.replace_n(replacements, s) if {
 	is_string(s)
-	has_expr(s)
+	contains(s, "${{")
 	found := regex.find_all_string_submatch_n(`\$\{\{\s*(.*?)\s*\}\}`, s, -1)
 	replacements := {m[0]: v | some m in found; v := lookup(m[1], env)}
-}
+} else := s
 
 lookup("ctx.stage", env) := env.ctx.stage
 

@@ -23,7 +23,9 @@ fail(chain, message, resources, key, details) := {
 }
 
 # refs sorts and de-duplicates refs, Stages first, then Applications, then the rest.
-refs(rs) := [[x | some x in rs; ref_sort_key(x) == k][0] | some k in sort({ref_sort_key(x) | some x in rs})]
+refs(rs) := [keyed[k] | some k in sort(object.keys(keyed))] if {
+	keyed := {concat("\u0000", [ref_sort_key(x), json.marshal(x)]): x | some x in rs}
+}
 
 kind_order := {"Stage": "1", "Application": "2", "ApplicationSet": "3"}
 

@@ -28,47 +28,31 @@ object_string(null) := ""
 
 object_string(s) := s if is_string(s)
 
-classify_known(r) := {"kind": "default", "name": "HEAD"} if r in {"", "HEAD"}
-
-classify_known(r) := {"kind": "branch", "name": substring(r, 11, -1)} if startswith(r, "refs/heads/")
-
-classify_known(r) := {"kind": "tag", "name": substring(r, 10, -1)} if startswith(r, "refs/tags/")
-
-classify_known(r) := {"kind": "sha", "name": lower(r)} if regex.match(`^[0-9a-fA-F]{40}$`, r)
-
-classify_known(r) := {"kind": "semver", "name": r} if {
-	not r in {"", "HEAD"}
-	not startswith(r, "refs/")
+classify_known(r) := {"kind": "default", "name": "HEAD"} if {
+	r in {"", "HEAD"}
+} else := {"kind": "branch", "name": substring(r, 11, -1)} if {
+	startswith(r, "refs/heads/")
+} else := {"kind": "tag", "name": substring(r, 10, -1)} if {
+	startswith(r, "refs/tags/")
+} else := {"kind": "sha", "name": lower(r)} if {
+	regex.match(`^[0-9a-fA-F]{40}$`, r)
+} else := {"kind": "branch", "name": r} if {
+	# the common case first: a plain branch name (no version or constraint shape)
+	not regex.match(`^[\s*xX~^<>=!v0-9]`, r)
+	not regex.match(`^[0-9a-fA-F]{7,39}$`, r)
+} else := {"kind": "semver", "name": r} if {
 	is_constraint(r)
-}
-
-classify_known(r) := {"kind": "tag", "name": r} if {
-	not startswith(r, "refs/")
-	not is_constraint(r)
+} else := {"kind": "tag", "name": r} if {
 	is_version(r)
-}
-
-classify_known(r) := {"kind": "sha", "name": lower(r)} if {
-	not startswith(r, "refs/")
-	not is_constraint(r)
-	not is_version(r)
+} else := {"kind": "sha", "name": lower(r)} if {
 	regex.match(`^[0-9a-fA-F]{7,39}$`, r)
-}
-
-classify_known(r) := {"kind": "branch", "name": r} if {
-	not r in {"", "HEAD"}
-	not startswith(r, "refs/heads/")
-	not startswith(r, "refs/tags/")
-	not regex.match(`^[0-9a-fA-F]{7,40}$`, r)
-	not is_constraint(r)
-	not is_version(r)
-}
+} else := {"kind": "branch", "name": r}
 
 # An exact version (v1.2.3, 1.2, v1, 1.0.0-rc1): a tag for Git, a fixed chart version for Helm.
 is_version(r) if regex.match(`^v?[0-9]+(\.[0-9]+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`, r)
 
 # A semver constraint: ranges, wildcards, operators.
-is_constraint(r) if regex.match(`^\s*(\*|[xX]|[~^<>=!]|v?[0-9]+(\.[0-9]+)?\.[*xX]|v?[0-9]+\.[*xX])`, r)
+is_constraint(r) if regex.match(`^\s*((\*|[xX])(\s|\.|$)|[~^<>=!]|v?[0-9]+(\.[0-9]+)?\.[*xX]|v?[0-9]+\.[*xX])`, r)
 
 is_constraint(r) if contains(r, "||")
 

@@ -53,6 +53,7 @@
 #       with updateTargetRevision: true, so the Application is moved to it;
 #     - never pin a branch, HEAD or tag name: desiredRevision must be a commit SHA
 #       (for Helm repository charts, the chart version).
+#
 #     Or drop desiredRevision if no revision check is wanted.
 package lib.flipflop.rules.unreachable_desired_revision
 
