@@ -36,9 +36,8 @@ read_kinds := {
 }
 
 read(doc) if {
-	prefix := read_kinds[doc.kind]
 	is_string(doc.apiVersion)
-	startswith(doc.apiVersion, prefix)
+	startswith(doc.apiVersion, read_kinds[doc.kind])
 }
 
 # ref names an object in findings: apiVersion, kind, namespace, name, file and line.

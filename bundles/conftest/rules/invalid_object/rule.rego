@@ -70,32 +70,6 @@ not_null_fields := {
 	"ClusterPromotionTask": [[["spec", "steps"], "array"]],
 }
 
-problems contains [o.ref, concat(".", path), want, got] if {
-	some o in objects.docs
-	some [path, want] in optional_fields[o.ref.kind]
-	v := object.get(o.obj, path, null)
-	v != null
-	got := type_name(v)
-	got != want
-}
-
-problems contains [o.ref, field, "object", got] if {
-	some o in objects.docs
-	some field in required_fields[o.ref.kind]
-	v := object.get(o.obj, field, null)
-	not is_object(v)
-	got := missing_or_type(v)
-}
-
-problems contains [o.ref, concat(".", path), want, got] if {
-	some o in objects.docs
-	some [path, want] in not_null_fields[o.ref.kind]
-	v := object.get(o.obj, path, absent)
-	v != absent
-	got := type_name(v)
-	got != want
-}
-
 missing_or_type(null) := "missing"
 
 missing_or_type(v) := type_name(v) if v != null
@@ -146,6 +120,55 @@ look_at(step) if {
 	not is_string(object.get(step, "uses", ""))
 }
 
+# argocd-update configs, app entries and source entries.
+updates := [[ref, sprintf("%s.config", [where]), step.config] |
+	some [ref, where, step] in step_rows
+	step.uses == "argocd-update"
+	is_object(step.config)
+]
+
+array_at(o, key) := v if {
+	is_object(o)
+	v := o[key]
+	is_array(v)
+} else := []
+
+steps_of(o) := {"spec.promotionTemplate.spec.steps": s} if {
+	o.ref.kind == "Stage"
+	s := o.obj.spec.promotionTemplate.spec.steps
+	is_array(s)
+} else := {"spec.steps": s} if {
+	o.ref.kind in {"PromotionTask", "ClusterPromotionTask"}
+	s := o.obj.spec.steps
+	is_array(s)
+} else := {}
+
+problems contains [o.ref, concat(".", path), want, got] if {
+	some o in objects.docs
+	some [path, want] in optional_fields[o.ref.kind]
+	v := object.get(o.obj, path, null)
+	v != null
+	got := type_name(v)
+	got != want
+}
+
+problems contains [o.ref, field, "object", got] if {
+	some o in objects.docs
+	some field in required_fields[o.ref.kind]
+	v := object.get(o.obj, field, null)
+	not is_object(v)
+	got := missing_or_type(v)
+}
+
+problems contains [o.ref, concat(".", path), want, got] if {
+	some o in objects.docs
+	some [path, want] in not_null_fields[o.ref.kind]
+	v := object.get(o.obj, path, absent)
+	v != absent
+	got := type_name(v)
+	got != want
+}
+
 problems contains [ref, where, "object", type_name(step)] if {
 	some [ref, where, step] in step_rows
 	not is_object(step)
@@ -166,13 +189,6 @@ problems contains [ref, sprintf("%s.uses", [where]), "string", type_name(step.us
 	is_object(step)
 	not is_string(object.get(step, "uses", ""))
 }
-
-# argocd-update configs, app entries and source entries.
-updates := [[ref, sprintf("%s.config", [where]), step.config] |
-	some [ref, where, step] in step_rows
-	step.uses == "argocd-update"
-	is_object(step.config)
-]
 
 problems contains [ref, sprintf("%s.apps", [where]), "array", type_name(config.apps)] if {
 	some [ref, where, config] in updates
@@ -209,22 +225,6 @@ problems contains [ref, sprintf("%s.apps[%d].sources[%d].%s", [where, j, k, conc
 	got := type_name(v)
 	got != want
 }
-
-array_at(o, key) := v if {
-	is_object(o)
-	v := o[key]
-	is_array(v)
-} else := []
-
-steps_of(o) := {"spec.promotionTemplate.spec.steps": s} if {
-	o.ref.kind == "Stage"
-	s := o.obj.spec.promotionTemplate.spec.steps
-	is_array(s)
-} else := {"spec.steps": s} if {
-	o.ref.kind in {"PromotionTask", "ClusterPromotionTask"}
-	s := o.obj.spec.steps
-	is_array(s)
-} else := {}
 
 report contains finding if {
 	some [ref, field, want, got] in problems
