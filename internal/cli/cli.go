@@ -19,7 +19,12 @@ var Version = "dev"
 const usage = `flipflop finds configuration contradictions between Kargo and Argo CD.
 
 Usage:
-  flipflop check [flags] PATH...   check manifests (files, directories, - for stdin)
+  flipflop check [flags] PATH...   check manifests (files, directories, - for stdin; --cluster: a live cluster)
+  flipflop diagnose --cluster      explain Stages that are Unhealthy with "does not match the desired revision"
+  flipflop explain RULE            print a rule's documentation (why it breaks, fixes, waivers)
+  flipflop explain [flags] PATH... replay each shared-branch contradiction as a promotion timeline
+  flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot); contradictions in red
+  flipflop fix [flags] PATH...     preview the ways out of the findings as a patch of the files
   flipflop rules                   list the rules
   flipflop export TARGET DIR|-     write the policies for conftest, Gatekeeper or as an OPA bundle
   flipflop version                 print the version
@@ -30,19 +35,27 @@ Exit codes:
   1  findings at or above --fail-on
   2  usage error, or some input could not be read (findings from the rest are still printed)
 
-Run 'flipflop check --help' for the flags of check.
+Run 'flipflop check --help' and 'flipflop diagnose --help' for their flags.
 `
 
 // Run executes the command line args and returns an error that ExitCode maps to
 // an exit code.
 func Run(ctx context.Context, args []string, stdio IO) error {
 	if len(args) == 0 {
-		fmt.Fprint(stdio.Err, usage)
+		fmt.Fprint(stdio.Err, usageText())
 		return usagef("no command given")
 	}
 	switch args[0] {
 	case "check":
 		return runCheck(ctx, args[1:], stdio)
+	case "diagnose":
+		return runDiagnose(ctx, args[1:], stdio)
+	case "explain":
+		return runExplain(ctx, args[1:], stdio)
+	case "graph":
+		return runGraph(ctx, args[1:], stdio)
+	case "fix":
+		return runFix(ctx, args[1:], stdio)
 	case "rules":
 		return runRules(ctx, args[1:], stdio)
 	case "export":
@@ -51,7 +64,7 @@ func Run(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(stdio.Out, "flipflop %s\n", Version)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprint(stdio.Out, usage)
+		fmt.Fprint(stdio.Out, usageText())
 		return nil
 	}
 	return usagef("unknown command %q", args[0])

@@ -2,30 +2,125 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/cluster"
 )
 
-// clusterFlags select reading objects from a live cluster (--cluster).
+// clusterFlags select reading objects from a live cluster (--cluster) and how.
 type clusterFlags struct {
-	on bool
+	on            bool
+	kubeconfig    string
+	context       string
+	namespaces    []string
+	allNamespaces bool
+	timeout       time.Duration
+	chunkSize     int64
+	fs            *pflag.FlagSet
 }
 
+// clusterOnly are the flags that mean nothing without --cluster.
+var clusterOnly = []string{"kubeconfig", "context", "namespace", "all-namespaces", "request-timeout", "chunk-size"}
+
 func (c *clusterFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&c.on, "cluster", false, "read Applications, ApplicationSets, Stages and PromotionTasks from the current kubeconfig context")
+	c.fs = fs
+	fs.BoolVar(&c.on, "cluster", false, "also read Applications, ApplicationSets, Stages, PromotionTasks, ClusterPromotionTasks, Warehouses and Projects from a live cluster (get and list only; see deploy/rbac.yaml)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG or ~/.kube/config; in a Pod without one, the in-cluster service account)")
+	fs.StringVar(&c.context, "context", "", "kubeconfig context (default the current context)")
+	fs.StringArrayVarP(&c.namespaces, "namespace", "n", nil, "a Kargo project namespace to read Stages, Warehouses and PromotionTasks from (repeatable; default all namespaces)")
+	fs.BoolVarP(&c.allNamespaces, "all-namespaces", "A", false, "read Kargo objects from every namespace (the default without -n), and Applications and ApplicationSets from every namespace too")
+	fs.DurationVar(&c.timeout, "request-timeout", 30*time.Second, "time limit of each request to the API server (0: none)")
+	fs.Int64Var(&c.chunkSize, "chunk-size", cluster.DefaultChunkSize, "objects per list request (pages are read until the end; 0: one request)")
 }
 
 func (c *clusterFlags) enabled() bool { return c.on }
 
 func (c *clusterFlags) validate() error {
-	if c.on {
-		return usagef("--cluster is not available in this build")
+	if !c.on {
+		for _, name := range clusterOnly {
+			if c.fs != nil && c.fs.Changed(name) {
+				return usagef("--%s needs --cluster", name)
+			}
+		}
+		return nil
+	}
+	if c.allNamespaces && len(c.namespaces) > 0 {
+		return usagef("-n/--namespace and -A/--all-namespaces exclude each other")
+	}
+	for _, ns := range c.namespaces {
+		if strings.TrimSpace(ns) == "" {
+			return usagef("-n/--namespace needs a namespace name")
+		}
+	}
+	if c.timeout < 0 {
+		return usagef("--request-timeout must not be negative")
+	}
+	if c.chunkSize < 0 {
+		return usagef("--chunk-size must not be negative")
 	}
 	return nil
 }
 
-func (c *clusterFlags) load(context.Context, IO) ([]evaluator.Object, []evaluator.LoadError, error) {
-	return nil, nil, nil
+// argocdNamespaces returns the --argocd-namespace values of the shared input
+// flags: where Applications and ApplicationSets are read.
+func (c *clusterFlags) argocdNamespaces() []string {
+	if c.fs == nil {
+		return nil
+	}
+	nss, _ := c.fs.GetStringArray("argocd-namespace")
+	return nss
+}
+
+// load reads the objects of the cluster. Whatever cannot be read (the cluster
+// itself, or a resource in a namespace) becomes a LoadError naming it, and the
+// rest is returned; an ApplicationSet whose generated Applications were read is
+// left out (cluster.Merge).
+func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []evaluator.LoadError, error) {
+	cfg, label, err := cluster.Config(cluster.ConfigOptions{
+		Kubeconfig: c.kubeconfig,
+		Context:    c.context,
+		Timeout:    c.timeout,
+		UserAgent:  "flipflop/" + Version,
+	})
+	if err != nil {
+		return nil, []evaluator.LoadError{{Path: "cluster", Message: err.Error() + "; nothing was read from the cluster"}}, nil
+	}
+	nss := c.argocdNamespaces()
+	objs, errs := cluster.Read(ctx, cfg, cluster.Options{
+		Label:            label,
+		Namespaces:       c.namespaces,
+		ArgoCDNamespaces: nss,
+		AllNamespaces:    c.allNamespaces,
+		ChunkSize:        c.chunkSize,
+	})
+	first := ""
+	if len(nss) > 0 {
+		first = nss[0]
+	}
+	return cluster.Merge(objs, first), errs, nil
+}
+
+// programName is how the user invoked flipflop: "kubectl flipflop" when the
+// binary runs as the kubectl plugin kubectl-flipflop, else "flipflop".
+func programName() string {
+	base := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if strings.HasPrefix(base, "kubectl-") {
+		return "kubectl " + strings.ReplaceAll(strings.TrimPrefix(base, "kubectl-"), "_", "-")
+	}
+	return "flipflop"
+}
+
+// usageText is the top-level usage with the program name as invoked.
+func usageText() string {
+	name := programName()
+	if name == "flipflop" {
+		return usage
+	}
+	return strings.ReplaceAll(usage, "flipflop ", name+" ")
 }

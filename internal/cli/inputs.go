@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/cluster"
 )
 
 // inputFlags select what a command reads: files, directories and stdin, a live
@@ -100,6 +101,12 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]eva
 		}
 		objs = append(objs, cobjs...)
 		errs = append(errs, cerrs...)
+		// The file's copy of an object wins over the cluster's: it is the change being checked.
+		ns := ""
+		if len(in.argocdNamespaces) > 0 {
+			ns = in.argocdNamespaces[0]
+		}
+		objs = cluster.Merge(objs, ns)
 	}
 	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
 	return objs, append(errs, genErrs...), nil

@@ -1,0 +1,16 @@
+# Rule documentation: docs/rules/<id>.md, docs/rules/README.md and the generated
+# regions of README.md, rendered from the rules' METADATA and samples
+# (internal/docs). The Go test in internal/docs fails when they drift.
+
+# This file is included before the Makefile's first target: keep `all` the default.
+ifeq ($(.DEFAULT_GOAL),)
+.DEFAULT_GOAL := all
+endif
+
+.PHONY: docs check-docs
+
+docs: ## regenerate docs/rules/ and the generated regions of README.md from the rules' METADATA
+	go run ./hack/gendocs
+
+check-docs: ## fail when docs/rules/ or README.md's generated regions drift from the rules' METADATA
+	go run ./hack/gendocs -check

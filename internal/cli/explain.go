@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/docs"
+	"github.com/flipflop-dev/flipflop/internal/explain"
+)
+
+const explainUsage = `Usage: %[1]s explain RULE
+       %[1]s explain [flags] [PATH... | --cluster]
+
+With a rule id (see '%[1]s rules'), prints the rule's documentation: what it
+catches, why it breaks (with the message Kargo reports), an example that fires and
+one that does not, the ways out and what each costs, how to waive it, references.
+
+With manifests (files, directories, - for stdin) or --cluster, replays every
+shared-branch contradiction (and foreign-branch writer) on your own Stages,
+Applications and branch: the commit each promotion pushes, what each pinning Stage
+expects, what Argo CD then reports, and which Stage is Healthy after each
+promotion; then lists the other findings.
+
+Exit codes: 0, or 2 on a usage error or when some input could not be read.
+
+Flags:
+%[2]s`
+
+func runExplain(ctx context.Context, args []string, stdio IO) error {
+	var inputs inputFlags
+	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
+	inputs.register(fs)
+	fs.SetOutput(stdio.Err)
+	fs.Usage = func() { fmt.Fprintf(stdio.Err, explainUsage, programName(), fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return usagef("%s", err)
+	}
+	paths := fs.Args()
+	if len(paths) == 1 && !inputs.cluster.enabled() {
+		if done, err := explainRule(ctx, paths[0], stdio.Out); done || err != nil {
+			return err
+		}
+	}
+	if err := inputs.validate(paths); err != nil {
+		return err
+	}
+	settings, err := inputs.settings()
+	if err != nil {
+		return err
+	}
+	ev, err := evaluator.New(ctx, settings)
+	if err != nil {
+		return err
+	}
+	objs, loadErrs, err := inputs.load(ctx, paths, stdio)
+	if err != nil {
+		return err
+	}
+	model, err := ev.Model(ctx, objs)
+	if err != nil {
+		return err
+	}
+	report, err := ev.Evaluate(ctx, objs)
+	if err != nil {
+		return err
+	}
+	if err := explain.Write(stdio.Out, model, report, objs); err != nil {
+		return err
+	}
+	return loadErrors(loadErrs, stdio.Err)
+}
+
+// explainRule prints the documentation of rule id when arg names a rule and no
+// file of that name exists; done reports that it did.
+func explainRule(ctx context.Context, arg string, w io.Writer) (done bool, err error) {
+	if arg == "-" {
+		return false, nil
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return false, nil
+	}
+	ev, err := evaluator.New(ctx, evaluator.Settings{})
+	if err != nil {
+		return true, err
+	}
+	var ids []string
+	for _, r := range ev.Rules() {
+		if r.ID == arg {
+			text, err := docs.Text(r)
+			if err != nil {
+				return true, err
+			}
+			_, err = io.WriteString(w, text)
+			return true, err
+		}
+		ids = append(ids, r.ID)
+	}
+	if !strings.ContainsAny(arg, `/\.`) {
+		return true, usagef("%q is neither a rule nor a file (rules: %s)", arg, strings.Join(ids, ", "))
+	}
+	return false, nil
+}
+
+// loadErrors prints the inputs that could not be read and returns the error
+// that exits 2, or nil when there are none.
+func loadErrors(errs []evaluator.LoadError, w io.Writer) error {
+	for _, e := range errs {
+		fmt.Fprintf(w, "%s: %s\n", programName(), e)
+	}
+	if len(errs) > 0 {
+		return &IncompleteError{Count: len(errs)}
+	}
+	return nil
+}

@@ -1,0 +1,344 @@
+// Package cluster reads the objects flipflop checks from a live Kubernetes API
+// server: Argo CD Applications and ApplicationSets, and Kargo Stages,
+// PromotionTasks, ClusterPromotionTasks, Warehouses and Projects. It only ever
+// gets and lists those kinds (never Secrets or anything else), in pages, and
+// turns whatever it cannot read into evaluator.LoadError values that say what
+// is missing from the result; everything that was read is still returned.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// Resource is one kind flipflop reads.
+type Resource struct {
+	Group, Version, Resource, Kind string
+	// Namespaced is false for cluster-scoped kinds.
+	Namespaced bool
+	// ArgoCD marks the kinds read from Argo CD's namespaces (--argocd-namespace)
+	// rather than from Kargo project namespaces (-n).
+	ArgoCD bool
+}
+
+// GroupVersion is the resource's API group and version.
+func (r Resource) GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: r.Group, Version: r.Version}
+}
+
+// String names the resource as kubectl does: "stages.kargo.akuity.io".
+func (r Resource) String() string { return r.Resource + "." + r.Group }
+
+// API groups flipflop reads.
+const (
+	ArgoCDGroup = "argoproj.io"
+	KargoGroup  = "kargo.akuity.io"
+)
+
+// Resources lists every kind flipflop reads: the only resources it ever
+// requests, and exactly what deploy/rbac.yaml grants.
+var Resources = []Resource{
+	{ArgoCDGroup, "v1alpha1", "applications", "Application", true, true},
+	{ArgoCDGroup, "v1alpha1", "applicationsets", "ApplicationSet", true, true},
+	{KargoGroup, "v1alpha1", "projects", "Project", false, false},
+	{KargoGroup, "v1alpha1", "warehouses", "Warehouse", true, false},
+	{KargoGroup, "v1alpha1", "stages", "Stage", true, false},
+	{KargoGroup, "v1alpha1", "promotiontasks", "PromotionTask", true, false},
+	{KargoGroup, "v1alpha1", "clusterpromotiontasks", "ClusterPromotionTask", false, false},
+}
+
+// DefaultArgoCDNamespace is where Applications are read when no Argo CD
+// namespace is named.
+const DefaultArgoCDNamespace = "argocd"
+
+// DefaultChunkSize is the page size of list requests (kubectl's default).
+const DefaultChunkSize = 500
+
+// Options select what Read reads.
+type Options struct {
+	// Label names the source in Object.Path and LoadError.Path: "cluster" or
+	// "cluster:<context>". Empty means "cluster".
+	Label string
+	// Namespaces are the Kargo project namespaces to read Stages, Warehouses,
+	// PromotionTasks and Projects from; empty means every namespace.
+	Namespaces []string
+	// ArgoCDNamespaces are where Applications and ApplicationSets are read;
+	// empty means DefaultArgoCDNamespace.
+	ArgoCDNamespaces []string
+	// AllNamespaces reads Applications and ApplicationSets from every namespace.
+	AllNamespaces bool
+	// ChunkSize is the page size of list requests; 0 lists in one request.
+	ChunkSize int64
+}
+
+func (o Options) label() string {
+	if o.Label == "" {
+		return "cluster"
+	}
+	return o.Label
+}
+
+// IsLive reports whether o was read from a cluster rather than a file.
+func IsLive(o evaluator.Object) bool {
+	return o.Path == "cluster" || strings.HasPrefix(o.Path, "cluster:")
+}
+
+// task is one get or list of one resource in one scope.
+type task struct {
+	res       Resource
+	namespace string // "" for all namespaces or a cluster-scoped kind
+	name      string // set for a get of one object (a Project named after a -n namespace)
+}
+
+// String names what the task reads, for error paths.
+func (t task) String() string {
+	switch {
+	case t.name != "":
+		return fmt.Sprintf("%s named %s", t.res, t.name)
+	case !t.res.Namespaced:
+		return t.res.String()
+	case t.namespace == "":
+		return t.res.String() + " in all namespaces"
+	}
+	return fmt.Sprintf("%s in namespace %s", t.res, t.namespace)
+}
+
+// plural is the kind as people say it: "Stages".
+func (r Resource) plural() string { return r.Kind + "s" }
+
+// concurrency bounds the requests in flight.
+const concurrency = 4
+
+// Read lists every selected resource through cfg and returns the objects read,
+// and one LoadError for each thing that could not be read. When the API server
+// cannot be reached or rejects the credentials, that is the only error and no
+// object is returned.
+func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Object, []evaluator.LoadError) {
+	label := opts.label()
+	red := newRedactor(cfg)
+	fail := func(what string, msg string) []evaluator.LoadError {
+		return []evaluator.LoadError{{Path: label + what, Message: red.clean(msg)}}
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fail("", "cannot build a client for the API server: "+err.Error()+nothingRead)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fail("", "cannot build a client for the API server: "+err.Error()+nothingRead)
+	}
+
+	// Discovery first: it tells whether the server is reachable, accepts the
+	// credentials, and serves Argo CD's and Kargo's APIs.
+	var errs []evaluator.LoadError
+	served := map[schema.GroupVersionResource]bool{}
+	for _, gv := range groupVersions() {
+		list, err := disc.ServerResourcesForGroupVersion(gv.String())
+		if err != nil {
+			if fatal := connectionProblem(err, cfg.Host); fatal != "" {
+				return nil, fail("", fatal+nothingRead)
+			}
+			if apierrors.IsNotFound(err) {
+				errs = append(errs, evaluator.LoadError{Path: label + ": " + gv.String(), Message: notServed(gv)})
+			} else {
+				errs = append(errs, evaluator.LoadError{Path: label + ": " + gv.String(), Message: red.clean("API discovery failed: " + err.Error() + "; " + kindsOf(gv) + " were not read: findings that involve them may be missing")})
+			}
+			continue
+		}
+		for _, r := range list.APIResources {
+			served[gv.WithResource(r.Name)] = true
+		}
+	}
+
+	var tasks []task
+	for _, r := range Resources {
+		// A kind missing from a served group is not installed in this version
+		// (PromotionTasks came with Kargo v1.2): there are none to read.
+		if !served[r.GroupVersion().WithResource(r.Resource)] {
+			continue
+		}
+		tasks = append(tasks, tasksFor(r, opts)...)
+	}
+
+	results := make([]result, len(tasks))
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = run(ctx, dyn, t, opts.ChunkSize)
+		}()
+	}
+	wg.Wait()
+
+	var objs []evaluator.Object
+	for i, res := range results {
+		for j := range res.items {
+			o, err := toObject(&res.items[j], label)
+			if err != nil {
+				errs = append(errs, evaluator.LoadError{Path: label + ": " + tasks[i].String(), Message: err.Error()})
+				continue
+			}
+			objs = append(objs, o)
+		}
+		if res.err != nil {
+			errs = append(errs, evaluator.LoadError{
+				Path:    label + ": " + tasks[i].String(),
+				Message: red.clean(describe(tasks[i], res, cfg.Host)),
+			})
+		}
+	}
+	return objs, errs
+}
+
+const nothingRead = "; nothing was read from the cluster: the result covers only the files given, if any"
+
+func groupVersions() []schema.GroupVersion {
+	var gvs []schema.GroupVersion
+	for _, r := range Resources {
+		if !slices.Contains(gvs, r.GroupVersion()) {
+			gvs = append(gvs, r.GroupVersion())
+		}
+	}
+	return gvs
+}
+
+// kindsOf lists the kinds of a group version: "Stages, PromotionTasks and Projects".
+func kindsOf(gv schema.GroupVersion) string {
+	var names []string
+	for _, r := range Resources {
+		if r.GroupVersion() == gv {
+			names = append(names, r.plural())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func notServed(gv schema.GroupVersion) string {
+	product := "Kargo"
+	if gv.Group == ArgoCDGroup {
+		product = "Argo CD"
+	}
+	return fmt.Sprintf("the API server does not serve %s: %s's CRDs are not installed in this cluster; %s were not read, so nothing that involves them could be checked",
+		gv, product, kindsOf(gv))
+}
+
+// tasksFor expands a resource into the gets and lists the options select.
+func tasksFor(r Resource, opts Options) []task {
+	switch {
+	case r.ArgoCD:
+		if opts.AllNamespaces {
+			return []task{{res: r}}
+		}
+		nss := opts.ArgoCDNamespaces
+		if len(nss) == 0 {
+			nss = []string{DefaultArgoCDNamespace}
+		}
+		return scoped(r, nss)
+	case r.Kind == "Project" && len(opts.Namespaces) > 0:
+		// A Project is cluster-scoped and named after its namespace: read only
+		// the selected ones.
+		var ts []task
+		for _, ns := range dedupe(opts.Namespaces) {
+			ts = append(ts, task{res: r, name: ns})
+		}
+		return ts
+	case !r.Namespaced || len(opts.Namespaces) == 0:
+		return []task{{res: r}}
+	}
+	return scoped(r, opts.Namespaces)
+}
+
+func scoped(r Resource, nss []string) []task {
+	var ts []task
+	for _, ns := range dedupe(nss) {
+		ts = append(ts, task{res: r, namespace: ns})
+	}
+	return ts
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// result is what one task read: the items, and the error that stopped it.
+type result struct {
+	items []unstructured.Unstructured
+	pages int
+	err   error
+}
+
+// run executes one task: a get, or a list page by page. A list whose continue
+// token expired mid-way (410 Gone) is restarted once from the beginning.
+func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64) result {
+	ri := dyn.Resource(t.res.GroupVersion().WithResource(t.res.Resource))
+	if t.name != "" {
+		u, err := ri.Get(ctx, t.name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return result{}
+		}
+		if err != nil {
+			return result{err: err}
+		}
+		return result{items: []unstructured.Unstructured{*u}, pages: 1}
+	}
+	var rc dynamic.ResourceInterface = ri
+	if t.res.Namespaced && t.namespace != "" {
+		rc = ri.Namespace(t.namespace)
+	}
+	res := list(ctx, rc, chunk)
+	if res.err != nil && apierrors.IsResourceExpired(res.err) {
+		res = list(ctx, rc, chunk)
+	}
+	return res
+}
+
+func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64) result {
+	var res result
+	opts := metav1.ListOptions{Limit: chunk}
+	for {
+		l, err := rc.List(ctx, opts)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		res.pages++
+		for _, item := range l.Items {
+			if item.GetAPIVersion() == "" || item.GetKind() == "" {
+				// Items of a list carry them, but do not rely on it.
+				item.SetAPIVersion(l.GetAPIVersion())
+				item.SetKind(strings.TrimSuffix(l.GetKind(), "List"))
+			}
+			res.items = append(res.items, item)
+		}
+		if l.GetContinue() == "" {
+			return res
+		}
+		opts.Continue = l.GetContinue()
+	}
+}

@@ -1,0 +1,151 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Formats lists the output formats Write knows.
+func Formats() []string { return []string{"text", "json"} }
+
+// Write renders a report as text or json.
+func Write(w io.Writer, format string, r *Report) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "text", "":
+		return writeText(w, r)
+	}
+	return fmt.Errorf("unknown output format %q", format)
+}
+
+func writeText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	for _, d := range r.Diagnoses {
+		label := "UNHEALTHY"
+		if d.Contradiction {
+			label = "FLIP-FLOP"
+			if d.Cause == CauseUnreachable {
+				label = "NEVER-MATCHES"
+			}
+		}
+		fmt.Fprintf(&b, "%s  Stage %s  %s\n", label, d.Stage, d.Cause)
+		if loc := location(d); loc != "" {
+			fmt.Fprintf(&b, "  source     %s\n", loc)
+		}
+		if d.Pointer != "" {
+			fmt.Fprintf(&b, "  pointer    %s\n", d.Pointer)
+		}
+		if d.Head != "" {
+			held := "no Stage's last Promotion"
+			if len(d.HeadHeldBy) > 0 {
+				held = "pinned by " + names(d.HeadHeldBy)
+			}
+			fmt.Fprintf(&b, "  head       %s  (%s)\n", d.Head, held)
+		}
+		if d.Promotion != "" {
+			fmt.Fprintf(&b, "  promotion  %s\n", d.Promotion)
+		}
+		if len(d.Stages) > 0 {
+			var table strings.Builder
+			tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+			for _, s := range d.Stages {
+				health := s.Health
+				if health == "" {
+					health = "(no status)"
+				}
+				first := true
+				for _, p := range s.Desired {
+					note := ""
+					if s.HoldsHead && d.Head == p.Revision {
+						note = "holds the head"
+					}
+					stage, h := "", ""
+					if first {
+						stage, h = "Stage "+s.Stage, health
+					}
+					fmt.Fprintf(tw, "  %s\t%s\tpins %s\t%s\t%s\n", stage, h, appSource(p.Application, p.Source), p.Revision, note)
+					first = false
+				}
+				if first {
+					fmt.Fprintf(tw, "  Stage %s\t%s\tpins nothing it checks\t\t\n", s.Stage, health)
+				}
+			}
+			tw.Flush()
+			for _, line := range strings.SplitAfter(table.String(), "\n") {
+				if line != "" {
+					b.WriteString(strings.TrimRight(line, " \n") + "\n")
+				}
+			}
+		}
+		b.WriteString("  why\n")
+		wrap(&b, d.Message, "    ", 96)
+		if len(d.Issues) > 0 {
+			b.WriteString("  Kargo says\n")
+			for _, i := range d.Issues {
+				wrap(&b, i, "    ", 96)
+			}
+		}
+		if d.Remediation != "" {
+			b.WriteString("  fix\n")
+			for _, line := range strings.Split(strings.TrimRight(d.Remediation, "\n"), "\n") {
+				b.WriteString("    " + line + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "ERROR  could not read %s\n", e.Error())
+	}
+	if len(r.Errors) > 0 {
+		b.WriteString("\n")
+	}
+	s := r.Summary
+	fmt.Fprintf(&b, "%d Stage(s) read, %d with a health status: %d Unhealthy, %d on a desired-revision mismatch, %d explained by a configuration contradiction\n",
+		s.Stages, s.WithHealth, s.Unhealthy, s.Mismatch, s.Contradictions)
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(&b, "incomplete: %d input(s) could not be read; the diagnosis covers only what was read\n", len(r.Errors))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func location(d Diagnosis) string {
+	if d.Resource.File == "" {
+		return ""
+	}
+	if d.Resource.Line > 0 {
+		return fmt.Sprintf("%s:%d", d.Resource.File, d.Resource.Line)
+	}
+	return d.Resource.File
+}
+
+func appSource(app string, source int) string {
+	if source == 0 {
+		return app
+	}
+	return fmt.Sprintf("%s (source %d)", app, source)
+}
+
+// wrap writes text as lines of at most width characters, each prefixed.
+func wrap(b *strings.Builder, text, prefix string, width int) {
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = prefix
+		}
+		if len(line) > len(prefix) {
+			line += " "
+		}
+		line += word
+	}
+	if len(line) > len(prefix) {
+		b.WriteString(line + "\n")
+	}
+}

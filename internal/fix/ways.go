@@ -1,0 +1,248 @@
+package fix
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// locateAll finds where every pin is written.
+func (pl *planner) locateAll(pins []evaluator.Pin) ([]*pinLoc, error) {
+	var out []*pinLoc
+	for _, p := range pins {
+		l, err := pl.locate(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func names(ss []string) string {
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	ss = slices.Compact(ss)
+	return strings.Join(ss, ", ")
+}
+
+// appsPinnedTwice lists the Applications several Stages pin among pins.
+func appsPinnedTwice(pins []evaluator.Pin) []string {
+	by := map[string]map[string]bool{}
+	for _, p := range pins {
+		if by[p.Application] == nil {
+			by[p.Application] = map[string]bool{}
+		}
+		by[p.Application][p.Stage] = true
+	}
+	var out []string
+	for a, s := range by {
+		if len(s) > 1 {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// noDesiredRevision: drop desiredRevision (or desiredCommitFromStep) from
+// every pin of the finding.
+func (pl *planner) noDesiredRevision(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
+	locs, err := pl.locateAll(pins)
+	if err != nil {
+		return err
+	}
+	var stages, pairs []string
+	for _, l := range locs {
+		stages = append(stages, l.pin.Stage)
+		pairs = append(pairs, fmt.Sprintf("%s (Stage %s)", l.pin.Application, l.pin.Stage))
+		o.ops = append(o.ops, op{
+			key: fmt.Sprintf("strip %s:%d:%d", l.step.scope.src.path, l.entry.Line, l.entry.Column),
+			run: func(p *patchSet) error { p.stripEntry(l); return nil },
+		})
+	}
+	o.Notes = append(o.Notes, fmt.Sprintf(
+		"Without desiredRevision, Kargo no longer checks that these Applications run the commit their Stage promoted: %s. Add an argocd-wait step (Kargo v1.10+) after argocd-update if a promotion should wait for a healthy sync.",
+		names(pairs)))
+	o.Notes = append(o.Notes, pl.sharedTaskNotes(locs, pins)...)
+	if f.Rule == "shared-application" {
+		o.Notes = append(o.Notes, fmt.Sprintf("To keep the revision check for one of %s, keep that Stage's desiredRevision line and apply the rest of the patch.", names(stages)))
+	}
+	return nil
+}
+
+var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+
+// updateTargetRevision: set updateTargetRevision: true next to every pin's
+// desiredRevision, so that Kargo points the live Application at the pinned
+// commit.
+func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
+	if f.Rule == "shared-application" {
+		return fmt.Errorf("the Stages would move one Application back and forth between their commits; give each Stage its own Application, or drop desiredRevision")
+	}
+	if twice := appsPinnedTwice(pins); len(twice) > 0 {
+		return fmt.Errorf("several Stages pin %s: they would move it back and forth between their commits", strings.Join(twice, ", "))
+	}
+	for _, p := range pins {
+		if p.DesiredClass == "literal" && !shaRE.MatchString(p.DesiredRevision) {
+			return fmt.Errorf("desiredRevision %q is a ref, not a commit: the Application would track %q and Argo CD would still report a commit SHA", p.DesiredRevision, p.DesiredRevision)
+		}
+	}
+	locs, err := pl.locateAll(pins)
+	if err != nil {
+		return err
+	}
+	for _, l := range locs {
+		o.ops = append(o.ops, op{
+			key: fmt.Sprintf("utr %s:%d:%d", l.step.scope.src.path, l.entry.Line, l.entry.Column),
+			run: func(p *patchSet) error {
+				return p.at(l.step.scope.src).set(l.entry, "updateTargetRevision", true, "desiredRevision", "desiredCommitFromStep")
+			},
+		})
+		if p := l.pin; p.DesiredClass == "expression" {
+			o.Notes = append(o.Notes, fmt.Sprintf("desiredRevision %s (Stage %s) must evaluate to a commit SHA (or, for a chart, its version): updateTargetRevision sets the Application's targetRevision to it.", p.DesiredRevision, p.Stage))
+		}
+	}
+	o.Notes = append(o.Notes, pl.sharedTaskNotes(locs, pins)...)
+	o.Notes = append(o.Notes, pl.revertWarnings(pins)...)
+	return nil
+}
+
+// sharedTaskNotes says when a change to a PromotionTask also reaches Stages
+// the finding does not involve.
+func (pl *planner) sharedTaskNotes(locs []*pinLoc, pins []evaluator.Pin) []string {
+	var out []string
+	seen := map[*evaluator.Object]bool{}
+	for _, l := range locs {
+		sc := l.step.scope
+		if !sc.task || seen[sc.obj] {
+			continue
+		}
+		seen[sc.obj] = true
+		var others []string
+		for _, u := range pl.e.taskUsers(sc.obj) {
+			if !slices.ContainsFunc(pins, func(p evaluator.Pin) bool { return p.Stage == u }) {
+				others = append(others, u)
+			}
+		}
+		if len(others) > 0 {
+			out = append(out, fmt.Sprintf("The change is to %s %s/%s, which Stage %s also uses: it changes for them too.", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name, names(others)))
+		}
+	}
+	return out
+}
+
+// revertWarnings says, for the pinned Applications, what would re-apply their
+// targetRevision and undo updateTargetRevision.
+func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
+	var out []string
+	byAppSet := map[string][]string{}
+	var appsets []string
+	refs := map[string]evaluator.Resource{}
+	fields := map[string]bool{}
+	seen := map[string]bool{}
+	var plain []string // Applications read from files nothing is known to re-apply
+	plainFields := map[string]bool{}
+	for _, p := range pins {
+		if seen[p.Application] {
+			continue
+		}
+		seen[p.Application] = true
+		ref := p.ApplicationRef
+		field := "/spec/source/targetRevision"
+		if pl.multiSource(p.Application) {
+			field = fmt.Sprintf("/spec/sources/%d/targetRevision", p.Source)
+		}
+		if ref.GeneratedBy != "" {
+			if _, ok := byAppSet[ref.GeneratedBy]; !ok {
+				appsets = append(appsets, ref.GeneratedBy)
+			}
+			byAppSet[ref.GeneratedBy] = append(byAppSet[ref.GeneratedBy], p.Application)
+			refs[ref.GeneratedBy] = ref
+			fields[ref.GeneratedBy+"|"+field] = true
+			continue
+		}
+		if parent := pl.parentApp(ref.File); parent != "" {
+			out = append(out, fmt.Sprintf(
+				"WARNING: Application %s (%s:%d) looks synced by the parent Application %s (app of apps), which re-applies its targetRevision and undoes updateTargetRevision unless the parent ignores that field:\n"+
+					"  spec:\n    ignoreDifferences:\n    - group: argoproj.io\n      kind: Application\n      jsonPointers:\n      - %s\n    syncPolicy:\n      syncOptions:\n      - RespectIgnoreDifferences=true",
+				p.Application, ref.File, ref.Line, parent, field))
+			continue
+		}
+		plain = append(plain, fmt.Sprintf("%s (%s:%d)", p.Application, ref.File, ref.Line))
+		plainFields[field] = true
+	}
+	if len(plain) > 0 {
+		var fs []string
+		for f := range plainFields {
+			fs = append(fs, f)
+		}
+		slices.Sort(fs)
+		out = append(out, fmt.Sprintf(
+			"Whatever re-applies these Applications' manifests (a parent app with auto-sync, a CI job) resets targetRevision and undoes updateTargetRevision unless it ignores %s: %s.",
+			strings.Join(fs, " and "), strings.Join(plain, ", ")))
+	}
+	for _, as := range appsets {
+		ref := refs[as]
+		var ptrs []string
+		for k := range fields {
+			if f, ok := strings.CutPrefix(k, as+"|"); ok {
+				ptrs = append(ptrs, f)
+			}
+		}
+		slices.Sort(ptrs)
+		out = append(out, fmt.Sprintf(
+			"WARNING: %s (%s:%d) generates %s and re-applies their targetRevision at its next reconcile, which undoes updateTargetRevision, unless it ignores that field:\n"+
+				"  spec:\n    ignoreApplicationDifferences:\n    - jsonPointers:\n      - %s\n"+
+				"(Argo CD v3.5.0 broke ignoreApplicationDifferences, argoproj/argo-cd#29066: check your version.)",
+			as, ref.File, ref.Line, names(byAppSet[as]), strings.Join(ptrs, "\n      - ")))
+	}
+	return out
+}
+
+// multiSource reports whether Application key has spec.sources.
+func (pl *planner) multiSource(key string) bool {
+	for _, a := range pl.m.Applications {
+		if a.Key == key {
+			return len(a.Sources) > 1
+		}
+	}
+	return false
+}
+
+// parentApp guesses the Application that syncs file: one whose source path
+// is the file's directory (or a parent of it, with directory.recurse).
+func (pl *planner) parentApp(file string) string {
+	dir := path.Dir(file)
+	for i := range pl.e.objs {
+		o := &pl.e.objs[i]
+		if o.Kind != "Application" || o.Path == file {
+			continue
+		}
+		_, n, err := pl.e.node(o)
+		if err != nil {
+			continue
+		}
+		srcs := []*yaml.Node{pathOf(n, "spec", "source")}
+		if s := pathOf(n, "spec", "sources"); s != nil {
+			srcs = s.Content
+		}
+		for _, s := range srcs {
+			p := cleanPath(str(s, "path"))
+			if p == "" || s == nil {
+				continue
+			}
+			recurse := str(lookup(s, "directory"), "recurse") == "true"
+			if dir == p || strings.HasSuffix(dir, "/"+p) || (recurse && (strings.HasPrefix(dir, p+"/") || strings.Contains(dir, "/"+p+"/"))) {
+				return o.Namespace + "/" + o.Name
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,255 @@
+// Package graph draws an estate as flipflop models it: Kargo Stages, the Argo CD
+// Applications they pin (edges labelled with what the pin expects), the
+// pointers (repository @ revision) the Applications track, and the pointers
+// the Stages push to (dashed). Pointers, Stages, Applications and edges that an
+// error finding is about are drawn in red. Output is Mermaid (renders in GitHub
+// Markdown) or Graphviz DOT, and is deterministic.
+package graph
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+)
+
+// Formats lists the output formats Write knows.
+func Formats() []string { return []string{"mermaid", "dot"} }
+
+// Node kinds, in drawing order.
+const (
+	KindStage       = "stage"
+	KindApplication = "application"
+	KindPointer     = "pointer"
+)
+
+// Edge kinds.
+const (
+	EdgePin   = "pin"   // Stage → Application: the Stage pins desiredRevision on it
+	EdgeTrack = "track" // Application → pointer: a source tracks it
+	EdgeWrite = "write" // Stage → pointer: the Stage pushes to it
+)
+
+// Node is a Stage, an Application or a pointer.
+type Node struct {
+	// ID is a short identifier valid in Mermaid and DOT: s1, a1, p1, ...
+	ID    string
+	Kind  string
+	Key   string
+	Label string
+	Error bool
+}
+
+// Edge joins two nodes.
+type Edge struct {
+	From, To string // node IDs
+	Kind     string
+	Label    string
+	Error    bool
+}
+
+// Graph is the estate as nodes and edges, sorted.
+type Graph struct {
+	Nodes []Node
+	Edges []Edge
+}
+
+// Build draws model m and marks what the error findings of report are about.
+func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
+	type nodeKey struct{ kind, key string }
+	nodes := map[nodeKey]*Node{}
+	add := func(kind, key, label string) {
+		k := nodeKey{kind, key}
+		if _, ok := nodes[k]; !ok {
+			nodes[k] = &Node{Kind: kind, Key: key, Label: label}
+		}
+	}
+	pointerKey := func(p evaluator.Pointer, owner string) string {
+		if p.Key != "" {
+			return p.Key
+		}
+		return "?" + owner + "|" + p.Text // an unknown pointer is nobody else's
+	}
+	type edgeKey struct{ kind, from, to, label string }
+	edges := map[edgeKey]bool{}
+
+	for _, s := range m.Stages {
+		add(KindStage, s.Key, s.Key)
+	}
+	sources := map[string]int{} // sources per Application
+	for _, a := range m.Applications {
+		sources[a.Key] = max(sources[a.Key], len(a.Sources))
+	}
+	track := func(app string, index int, p evaluator.Pointer) {
+		pk := pointerKey(p, app)
+		add(KindPointer, pk, pointerLabel(p))
+		label := ""
+		if sources[app] > 1 || index > 0 {
+			label = fmt.Sprintf("source %d", index)
+		}
+		edges[edgeKey{EdgeTrack, app, pk, label}] = true
+	}
+	for _, a := range m.Applications {
+		add(KindApplication, a.Key, a.Key)
+		for _, src := range a.Sources {
+			track(a.Key, src.Index, src.Pointer)
+		}
+	}
+	for _, p := range m.Pins {
+		add(KindStage, p.Stage, p.Stage)
+		add(KindApplication, p.Application, p.Application)
+		edges[edgeKey{EdgePin, p.Stage, p.Application, pinLabel(p)}] = true
+		// The pinned source tracks the pin's pointer (also when the
+		// Application is an instance of an ApplicationSet pattern).
+		track(p.Application, p.Source, p.Pointer)
+	}
+	for _, w := range m.Writes {
+		add(KindStage, w.Stage, w.Stage)
+		pk := pointerKey(w.Pointer, w.Stage)
+		add(KindPointer, pk, pointerLabel(w.Pointer))
+		edges[edgeKey{EdgeWrite, w.Stage, pk, "pushes"}] = true
+	}
+
+	// What the error findings are about.
+	errNodes := map[nodeKey]bool{}
+	type pair struct{ from, to string }
+	errEdges := map[string]map[pair]bool{EdgePin: {}, EdgeTrack: {}, EdgeWrite: {}}
+	for _, f := range report.Findings {
+		if f.Severity != evaluator.SeverityError || f.Waived != nil {
+			continue
+		}
+		stages, apps := involved(f)
+		var ptrs []string
+		if text, ok := f.Details["pointer"].(string); ok {
+			for k, n := range nodes {
+				if k.kind == KindPointer && n.Label == text {
+					ptrs = append(ptrs, k.key)
+				}
+			}
+		}
+		for _, s := range stages {
+			errNodes[nodeKey{KindStage, s}] = true
+		}
+		for _, a := range apps {
+			errNodes[nodeKey{KindApplication, a}] = true
+		}
+		for _, p := range ptrs {
+			errNodes[nodeKey{KindPointer, p}] = true
+			for _, s := range stages {
+				errEdges[EdgeWrite][pair{s, p}] = true
+			}
+			for _, a := range apps {
+				errEdges[EdgeTrack][pair{a, p}] = true
+			}
+		}
+		for _, p := range m.Pins {
+			if slices.Contains(stages, p.Stage) && slices.Contains(apps, p.Application) &&
+				(len(ptrs) == 0 || slices.Contains(ptrs, p.Pointer.Key)) {
+				errEdges[EdgePin][pair{p.Stage, p.Application}] = true
+			}
+		}
+	}
+
+	g := &Graph{}
+	for k, n := range nodes {
+		n.Error = errNodes[k]
+		g.Nodes = append(g.Nodes, *n)
+	}
+	order := map[string]int{KindStage: 0, KindApplication: 1, KindPointer: 2}
+	slices.SortFunc(g.Nodes, func(a, b Node) int {
+		return cmp.Or(cmp.Compare(order[a.Kind], order[b.Kind]), cmp.Compare(a.Key, b.Key))
+	})
+	ids := map[nodeKey]string{}
+	counts := map[string]int{}
+	prefix := map[string]string{KindStage: "s", KindApplication: "a", KindPointer: "p"}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		counts[n.Kind]++
+		n.ID = fmt.Sprintf("%s%d", prefix[n.Kind], counts[n.Kind])
+		ids[nodeKey{n.Kind, n.Key}] = n.ID
+	}
+	kinds := map[string][2]string{
+		EdgePin: {KindStage, KindApplication}, EdgeTrack: {KindApplication, KindPointer}, EdgeWrite: {KindStage, KindPointer},
+	}
+	for k := range edges {
+		ends := kinds[k.kind]
+		g.Edges = append(g.Edges, Edge{
+			From: ids[nodeKey{ends[0], k.from}], To: ids[nodeKey{ends[1], k.to}], Kind: k.kind, Label: k.label,
+			Error: errEdges[k.kind][pair{k.from, k.to}],
+		})
+	}
+	edgeOrder := map[string]int{EdgePin: 0, EdgeTrack: 1, EdgeWrite: 2}
+	slices.SortFunc(g.Edges, func(a, b Edge) int {
+		return cmp.Or(cmp.Compare(edgeOrder[a.Kind], edgeOrder[b.Kind]), compareID(a.From, b.From), compareID(a.To, b.To), cmp.Compare(a.Label, b.Label))
+	})
+	return g
+}
+
+// compareID orders node IDs by kind letter, then number (s2 before s10).
+func compareID(a, b string) int {
+	var an, bn int
+	fmt.Sscanf(a[1:], "%d", &an)
+	fmt.Sscanf(b[1:], "%d", &bn)
+	return cmp.Or(cmp.Compare(a[:1], b[:1]), cmp.Compare(an, bn))
+}
+
+// involved lists the Stages and Applications a finding names, by key.
+func involved(f evaluator.Finding) (stages, apps []string) {
+	for _, r := range f.Resources {
+		key := r.Namespace + "/" + r.Name
+		switch r.Kind {
+		case "Stage":
+			stages = append(stages, key)
+		case "Application":
+			apps = append(apps, key)
+		}
+	}
+	for _, k := range []string{"stages", "pinningStages", "writingStages", "stage"} {
+		stages = append(stages, stringList(f.Details[k])...)
+	}
+	for _, k := range []string{"applications", "application"} {
+		apps = append(apps, stringList(f.Details[k])...)
+	}
+	slices.Sort(stages)
+	slices.Sort(apps)
+	return slices.Compact(stages), slices.Compact(apps)
+}
+
+// stringList reads a detail that is a string or a list of strings.
+func stringList(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func pointerLabel(p evaluator.Pointer) string {
+	if p.Text != "" {
+		return p.Text
+	}
+	return "unknown revision"
+}
+
+// pinLabel says what a pin expects.
+func pinLabel(p evaluator.Pin) string {
+	switch p.DesiredClass {
+	case "own":
+		return "pins its own commit"
+	case "freight":
+		return "pins a Freight commit"
+	case "literal":
+		return "pins " + p.DesiredRevision
+	default:
+		return "pins an expression"
+	}
+}
