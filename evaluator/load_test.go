@@ -740,3 +740,22 @@ func TestLoaderSymlinkOutsideRoot(t *testing.T) {
 		t.Errorf("follow: %d objects, errors %v", len(objs), errs)
 	}
 }
+
+// A file far larger than the limit (a sparse file: no disk is used) is refused
+// from its size alone, without reading it, and the rest is still loaded.
+func TestLoaderSparseHugeFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		t.Skip(err)
+	}
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), 0o644)
+	objs, errs := (&Loader{}).Load([]string{dir})
+	if len(objs) != 1 || len(errs) != 1 || !strings.Contains(errs[0].Message, "limit") || !strings.HasSuffix(errs[0].Path, "huge.yaml") {
+		t.Errorf("objects %d, errors %v", len(objs), errs)
+	}
+}
