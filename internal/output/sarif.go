@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/docs"
 )
 
 // SARIF constants.
@@ -200,14 +201,25 @@ func sarifRules(report *evaluator.Report, bundle []evaluator.Rule) ([]sarifDescr
 			FullDescription:      sarifMessage{Text: unwrap(cmp.Or(desc, title)), Markdown: markdown(cmp.Or(desc, title))},
 			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
 			HelpURI:              ruleDocURL(r.ID),
-			Help: sarifMessage{
-				Text:     cmp.Or(remedy, title) + "\n\nSee " + ruleDocURL(r.ID),
-				Markdown: markdown(cmp.Or(remedy, title)) + "\n\n[Rule documentation](" + ruleDocURL(r.ID) + ")",
-			},
+			Help:                 ruleHelp(r, remedy, title),
 		}
 		out = append(out, d)
 	}
 	return out, index
+}
+
+// ruleHelp is the rule's documentation page (what `flipflop explain RULE`
+// prints and docs/rules/<id>.md holds), falling back to its remediation.
+func ruleHelp(r evaluator.Rule, remedy, title string) sarifMessage {
+	text, terr := docs.Text(r)
+	md, merr := docs.Markdown(r)
+	if terr != nil || merr != nil || text == "" || md == "" {
+		return sarifMessage{
+			Text:     cmp.Or(remedy, title) + "\n\nSee " + ruleDocURL(r.ID),
+			Markdown: markdown(cmp.Or(remedy, title)) + "\n\n[Rule documentation](" + ruleDocURL(r.ID) + ")",
+		}
+	}
+	return sarifMessage{Text: text, Markdown: md}
 }
 
 // suppressionKind tells a waiver written on the manifest (an annotation:
