@@ -72,6 +72,19 @@ type RelatedResource struct {
 	Description string `json:"description,omitempty"`
 }
 
+// ConstraintKind is the kind of the rule's Gatekeeper constraint:
+// shared-branch-contradiction → FlipflopSharedBranchContradiction.
+func (r Rule) ConstraintKind() string {
+	var b strings.Builder
+	b.WriteString("Flipflop")
+	for _, part := range strings.Split(r.ID, "-") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
 // Evaluator holds the compiled policies and the prepared query.
 type Evaluator struct {
 	query rego.PreparedEvalQuery

@@ -15,7 +15,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
-	"github.com/flipflop-dev/flipflop/internal/export"
 	"github.com/flipflop-dev/flipflop/policies"
 )
 
@@ -168,7 +167,7 @@ func (p *Page) render(w writer) {
 	w.title(r.ID, r.Title)
 	gk := "no (check it in CI with `flipflop check` or conftest)"
 	if r.Admission {
-		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` in `bundles/gatekeeper/%s/`", strings.ToLower(export.KindName(r.ID)), r.ID)
+		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` in `bundles/gatekeeper/%s/`", strings.ToLower(r.ConstraintKind()), r.ID)
 	}
 	w.facts([][2]string{
 		{"Severity", r.Severity},
