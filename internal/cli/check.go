@@ -32,7 +32,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	return fs, f
 }
 
-func (f *checkFlags) validate(paths []string) error {
+func (f *checkFlags) validateOutput() error {
 	if !slices.Contains(output.Formats(), f.output) {
 		return usagef("unknown output format %q (want %s)", f.output, joinOr(output.Formats()))
 	}
@@ -42,7 +42,7 @@ func (f *checkFlags) validate(paths []string) error {
 	if !slices.Contains(failLevels, f.failOn) {
 		return usagef("unknown --fail-on level %q (want %s)", f.failOn, joinOr(failLevels))
 	}
-	return f.inputs.validate(paths)
+	return nil
 }
 
 func runCheck(ctx context.Context, args []string, stdio IO) error {
@@ -58,26 +58,19 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return usagef("%s", err)
 	}
 	paths := fs.Args()
-	if err := f.validate(paths); err != nil {
+	if err := f.validateOutput(); err != nil {
 		return err
 	}
-	settings, err := f.inputs.settings()
+	in, err := f.inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
+	ev := in.ev
+	report, err := ev.Evaluate(ctx, in.objs)
 	if err != nil {
 		return err
 	}
-	objs, loadErrs, err := f.inputs.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
-	report, err := ev.Evaluate(ctx, objs)
-	if err != nil {
-		return err
-	}
-	report.Errors = append(report.Errors, loadErrs...)
+	report.Errors = append(report.Errors, in.errs...)
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: Version}); err != nil {
 		return err
 	}

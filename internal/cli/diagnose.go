@@ -8,8 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/flipflop-dev/flipflop/evaluator"
-	"github.com/flipflop-dev/flipflop/internal/cluster"
 	"github.com/flipflop-dev/flipflop/internal/diagnose"
 )
 
@@ -54,24 +52,11 @@ Flags:
 	if !slices.Contains(diagnose.Formats(), f.output) {
 		return usagef("unknown output format %q (want %s)", f.output, joinOr(diagnose.Formats()))
 	}
-	if err := f.inputs.validate(paths); err != nil {
-		return err
-	}
-	settings, err := f.inputs.settings()
+	in, err := f.inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return err
-	}
-	objs, loadErrs, err := f.inputs.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
-	// A file's copy of an object wins over the cluster's, with the cluster's
-	// status (a no-op once the shared input code merges).
-	objs = cluster.Merge(objs, settings.ArgoCDNamespace)
+	ev, objs, loadErrs := in.ev, in.objs, in.errs
 	report, err := ev.Evaluate(ctx, objs)
 	if err != nil {
 		return err
@@ -80,7 +65,7 @@ Flags:
 		Objects:         objs,
 		Findings:        report.Findings,
 		Rules:           ev.Rules(),
-		ArgoCDNamespace: settings.ArgoCDNamespace,
+		ArgoCDNamespace: in.settings.ArgoCDNamespace,
 	})
 	rep.Errors = append(rep.Errors, loadErrs...)
 	if err := diagnose.Write(stdio.Out, f.output, rep); err != nil {

@@ -51,21 +51,11 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 			return err
 		}
 	}
-	if err := inputs.validate(paths); err != nil {
-		return err
-	}
-	settings, err := inputs.settings()
+	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return err
-	}
-	objs, loadErrs, err := inputs.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
+	ev, objs, loadErrs := in.ev, in.objs, in.errs
 	model, err := ev.Model(ctx, objs)
 	if err != nil {
 		return err

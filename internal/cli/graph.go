@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/graph"
 )
 
@@ -44,21 +43,11 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	if !slices.Contains(graph.Formats(), *format) {
 		return usagef("unknown output format %q (want %s)", *format, joinOr(graph.Formats()))
 	}
-	if err := inputs.validate(paths); err != nil {
-		return err
-	}
-	settings, err := inputs.settings()
+	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return err
-	}
-	objs, loadErrs, err := inputs.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
+	ev, objs, loadErrs := in.ev, in.objs, in.errs
 	model, err := ev.Model(ctx, objs)
 	if err != nil {
 		return err

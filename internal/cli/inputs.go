@@ -81,6 +81,36 @@ func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 	return roots, nil
 }
 
+// loaded is what a command works on: the evaluator with the settings of the
+// flags, the objects read, and what could not be read.
+type loaded struct {
+	ev       *evaluator.Evaluator
+	settings evaluator.Settings
+	objs     []evaluator.Object
+	errs     []evaluator.LoadError
+}
+
+// prepare validates the input flags, builds the evaluator and reads the inputs:
+// the common start of check, explain, graph and diagnose.
+func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
+	if err := in.validate(paths); err != nil {
+		return nil, err
+	}
+	settings, err := in.settings()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := evaluator.New(ctx, settings)
+	if err != nil {
+		return nil, err
+	}
+	objs, errs, err := in.load(ctx, paths, stdio)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs}, nil
+}
+
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
 func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {
