@@ -65,8 +65,7 @@ check-bundles: ## fail when the committed bundles/ differ from what policies/ ge
 
 test: lint check-bundles rego-test go-test ## everything CI runs
 
-bench: tools build ## benchmarks (Go evaluator at 1k and 10k objects)
-	go test -run='^$$' -bench=. -benchmem -count=3 ./evaluator/
+bench: bench-all ## every benchmark row at 1k/10k/50k; rewrites docs/benchmarks.md (about 10 minutes)
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./evaluator:FuzzLoadBytes ./evaluator:FuzzPureFunctions ./evaluator:FuzzCheck

@@ -3,6 +3,9 @@ package evaluator_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -48,14 +51,34 @@ func TestGeneratedEstateFindings(t *testing.T) {
 	}
 }
 
+// benchSizes are the estate sizes BenchmarkEvaluate runs at: 1k and 10k
+// objects, or the comma-separated list in $FLIPFLOP_BENCH_SIZES (make bench-all
+// adds 50000 this way, keeping the ordinary benchmark run short).
+func benchSizes(tb testing.TB) []int {
+	env := os.Getenv("FLIPFLOP_BENCH_SIZES")
+	if env == "" {
+		return []int{1000, 10000}
+	}
+	var sizes []int
+	for _, s := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			tb.Fatalf("FLIPFLOP_BENCH_SIZES=%q: bad size %q", env, s)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
 // BenchmarkEvaluate measures evaluation alone (input converted once per run,
-// query prepared once) at 1k and 10k objects; cost must grow linearly.
+// query prepared once) on the generated estate (estate.Generate, seed 1: the
+// same files make bench-all writes); cost must grow linearly.
 func BenchmarkEvaluate(b *testing.B) {
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{1000, 10000} {
+	for _, n := range benchSizes(b) {
 		objs, _ := generated(b, n)
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()

@@ -22,12 +22,13 @@ func main() {
 // tuneGC trades memory for speed unless the user set GOGC or GOMEMLIMIT: policy
 // evaluation allocates many short-lived values, and a profile of a 10k-object
 // estate spent about 40% of its time in the collector at the default GOGC=100.
-// A soft limit of 1 GiB makes the collector work harder only when it matters.
+// A soft limit of 4 GiB makes the collector work harder only when it matters
+// (1 GiB made it run almost constantly on a 50k-object estate: 75 s instead of 32 s).
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
+		debug.SetMemoryLimit(4 << 30)
 	}
 }

@@ -2,20 +2,27 @@ package estate
 
 import (
 	"os"
-	"path/filepath"
+	"strconv"
 	"testing"
 )
 
-// TestDump writes a generated estate to $ESTATE_DIR (for profiling by hand).
+// TestDump writes a generated estate to $ESTATE_DIR (for profiling by hand);
+// $ESTATE_OBJECTS sets its size (default 2000).
 func TestDump(t *testing.T) {
 	dir := os.Getenv("ESTATE_DIR")
 	if dir == "" {
 		t.Skip("ESTATE_DIR not set")
 	}
-	files, _ := Generate(Options{Objects: 2000, Seed: 1})
-	for _, f := range files {
-		p := filepath.Join(dir, f.Path)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, f.Content, 0o644)
+	n := 2000
+	if s := os.Getenv("ESTATE_OBJECTS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("ESTATE_OBJECTS: %v", err)
+		}
 	}
+	files, st := Generate(Options{Objects: n, Seed: 1})
+	if err := Write(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files, %+v", len(files), st)
 }
