@@ -66,3 +66,27 @@ test_applicationset_is_involved_through_generated_apps if {
 	gatekeeper.involves(generated, {"kind": "ApplicationSet", "namespace": "argocd", "name": "a"})
 	not gatekeeper.involves(generated, {"kind": "ApplicationSet", "namespace": "argocd", "name": "b"})
 }
+
+other_repo_app := f.app_with("other", {"repoURL": "https://git.example.com/other/repo.git", "targetRevision": "main"}, {})
+
+test_only_objects_of_the_reviewed_repositories_are_read if {
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app, "qa": qa_app, "other": other_repo_app}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"qa": qa_stage}}},
+	}}
+	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs} == {"dev", "qa"}
+	count(docs) == 4
+}
+
+test_stages_reach_repositories_through_their_tasks if {
+	task := f.promotion_task("acme", "promote", [], [f.clone(f.repo, [f.checkout("./r", "main")])])
+	via_task := f.stage_steps("viatask", [{"task": {"name": "promote"}}])
+	unrelated := f.stage_steps("unrelated", [{"uses": "git-clone", "config": {"repoURL": "https://git.example.com/x/y.git"}}])
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"viatask": via_task, "unrelated": unrelated}, "PromotionTask": {"promote": task}}},
+	}}
+	docs := gatekeeper.docs with input as review(dev_app) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs} == {"dev", "viatask", "promote"}
+}
