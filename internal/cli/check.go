@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -51,11 +50,8 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	paths := fs.Args()
 	if err := f.validateOutput(); err != nil {

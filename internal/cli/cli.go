@@ -3,7 +3,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/spf13/pflag"
 	"io"
 )
 
@@ -68,4 +71,16 @@ func Run(ctx context.Context, args []string, stdio IO) error {
 		return nil
 	}
 	return usagef("unknown command %q", args[0])
+}
+
+// parseFlags parses args with fs; help reports that --help printed the usage
+// (the command then ends cleanly).
+func parseFlags(fs *pflag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil
+		}
+		return false, usagef("%s", err)
+	}
+	return false, nil
 }

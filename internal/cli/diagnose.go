@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -42,11 +41,8 @@ Exit codes:
 Flags:
 %s`, programName(), fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	paths := fs.Args()
 	if !slices.Contains(diagnose.Formats(), f.output) {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,11 +38,8 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 	inputs.register(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprintf(stdio.Err, explainUsage, programName(), fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	paths := fs.Args()
 	if len(paths) == 1 && !inputs.cluster.enabled() {
@@ -55,19 +51,14 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	ev, objs, loadErrs := in.ev, in.objs, in.errs
-	model, err := ev.Model(ctx, objs)
+	model, report, err := in.modelAndReport(ctx)
 	if err != nil {
 		return err
 	}
-	report, err := ev.Evaluate(ctx, objs)
-	if err != nil {
+	if err := explain.Write(stdio.Out, model, report, in.objs); err != nil {
 		return err
 	}
-	if err := explain.Write(stdio.Out, model, report, objs); err != nil {
-		return err
-	}
-	return loadErrors(loadErrs, stdio.Err)
+	return loadErrors(in.errs, stdio.Err)
 }
 
 // explainRule prints the documentation of rule id when arg names a rule and no

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
 	"strings"
@@ -28,11 +27,8 @@ func runExport(ctx context.Context, args []string, stdio IO) error {
 	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprint(stdio.Err, exportUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -60,11 +59,8 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules()), fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	paths := fs.Args()
 	if way != "" && !slices.Contains(fixWays(), way) {

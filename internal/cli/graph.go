@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -33,11 +32,8 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	inputs.register(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprintf(stdio.Err, graphUsage, programName(), fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	paths := fs.Args()
 	if !slices.Contains(graph.Formats(), *format) {
@@ -47,17 +43,12 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	ev, objs, loadErrs := in.ev, in.objs, in.errs
-	model, err := ev.Model(ctx, objs)
-	if err != nil {
-		return err
-	}
-	report, err := ev.Evaluate(ctx, objs)
+	model, report, err := in.modelAndReport(ctx)
 	if err != nil {
 		return err
 	}
 	if err := graph.Write(stdio.Out, *format, graph.Build(model, report)); err != nil {
 		return err
 	}
-	return loadErrors(loadErrs, stdio.Err)
+	return loadErrors(in.errs, stdio.Err)
 }

@@ -111,6 +111,20 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs}, nil
 }
 
+// modelAndReport evaluates the loaded objects twice: the model as plain data
+// (for drawing and explaining) and the findings.
+func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluator.Report, error) {
+	model, err := l.ev.Model(ctx, l.objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	report, err := l.ev.Evaluate(ctx, l.objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model, report, nil
+}
+
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
 func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {

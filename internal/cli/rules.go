@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -16,11 +15,8 @@ func runRules(ctx context.Context, args []string, stdio IO) error {
 	fs := pflag.NewFlagSet("rules", pflag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
 	format := fs.StringP("output", "o", "text", "output format: text or json")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%s", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	ev, err := evaluator.New(ctx, evaluator.Settings{})
 	if err != nil {
