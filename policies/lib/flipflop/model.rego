@@ -371,15 +371,42 @@ under(_, "")
 push_revs(s, push, clone) := [revision.classify(stages.value(push, push.config.targetBranch))] if {
 	is_string(push.config.targetBranch)
 	push.config.targetBranch != ""
-} else := [revision.classify(stages.value(pr, pr.config.targetBranch)) |
-	some pr in s.steps
-	pr.uses == "git-open-pr"
-	is_string(pr.config.targetBranch)
-] if {
+} else := [revision.classify(stages.value(pr, pr.config.targetBranch)) | some pr in pull_requests(s, push)] if {
 	generates(push)
 } else := [{"kind": "unknown", "name": "generated"}] if {
 	generate_unknown(push)
 } else := [clone.rev]
+
+# pull_requests: the git-open-pr steps that open a pull request from the branch a
+# push generated: those whose sourceBranch reads that push's branch output
+# (outputs.<alias>.branch, task.outputs.<alias>.branch), else every git-open-pr of
+# the Stage.
+pull_requests(s, push) := prs if {
+	alias := short_alias(push.alias)
+	prs := [pr |
+		some pr in open_prs(s)
+		reads_branch_of(pr.config.sourceBranch, alias)
+	]
+	count(prs) > 0
+} else := open_prs(s)
+
+open_prs(s) := [pr |
+	some pr in s.steps
+	pr.uses == "git-open-pr"
+	is_string(pr.config.targetBranch)
+]
+
+short_alias(alias) := parts[count(parts) - 1] if {
+	is_string(alias)
+	parts := split(alias, "::")
+} else := ""
+
+reads_branch_of(source, alias) if {
+	is_string(source)
+	regex.match(sprintf(`outputs(\.%s|\[\s*['"]%s['"]\s*\])\.branch`, [regex_quote(alias), regex_quote(alias)]), source)
+}
+
+regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 
 generates(push) if push.config.generateTargetBranch == true
 

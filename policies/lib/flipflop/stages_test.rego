@@ -370,3 +370,20 @@ test_writer_groupings if {
 	by_stage == {"acme/dev": 1, "acme/qa": 1, "acme/prod": 1}
 	model.unknown_writes == set() with input as estate
 }
+
+two_pull_requests := f.stage_steps("dev", [
+	{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./a"}, {"branch": "release", "path": "./b"}]}},
+	{"uses": "git-push", "as": "push-a", "config": {"path": "./a", "generateTargetBranch": true}},
+	{"uses": "git-push", "as": "push-b", "config": {"path": "./b", "generateTargetBranch": true}},
+	{"uses": "git-open-pr", "config": {"repoURL": f.repo, "sourceBranch": "${{ outputs['push-a'].branch }}", "targetBranch": "main"}},
+	{"uses": "git-open-pr", "config": {"repoURL": f.repo, "sourceBranch": "${{ outputs.push-b.branch }}", "targetBranch": "release"}},
+])
+
+test_generated_branch_follows_its_own_pull_request if {
+	rows := {[w.step.alias, w.pointer.key] | some w in model.writers} with input as f.estate([two_pull_requests])
+	rows == {["push-a", "github.com/acme/deploy@main"], ["push-b", "github.com/acme/deploy@release"]}
+}
+
+test_regex_quote if {
+	model.regex_quote("a.b-c[d]") == `a\.b\-c\[d\]`
+}
