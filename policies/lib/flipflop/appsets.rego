@@ -13,6 +13,7 @@ package lib.flipflop.appsets
 
 import data.lib.flipflop.application
 import data.lib.flipflop.expr
+import data.lib.flipflop.labels
 import data.lib.flipflop.objects
 
 # unknown is what an unresolvable placeholder renders to: an expression, so every
@@ -27,8 +28,26 @@ generated := [app |
 	some g in objects.array_at(spec, ["generators"])
 	template := object.union(objects.object_at(spec, ["template"]), objects.object_at(g, ["template"]))
 	some p in level2(g)
+	selected(g, p)
 	app := render(spec, template, p, go, o, ns)
 ]
+
+# selected applies a generator's label selector to its parameter sets, as Argo
+# CD does after generating them; parameters nobody can know are kept.
+selected(g, _) if not has_selector(g)
+
+selected(g, p) if {
+	has_selector(g)
+	p.unknown_params
+}
+
+selected(g, p) if {
+	has_selector(g)
+	not p.unknown_params
+	labels.matches(g.selector, p)
+}
+
+has_selector(g) if is_object(g.selector)
 
 # params returns the parameter sets of a generator list: the union of each
 # generator's sets. A set holding "unknown_params" has parameters nobody can know.

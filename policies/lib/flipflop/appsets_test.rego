@@ -340,3 +340,20 @@ test_unknown_annotation_of_a_pattern_is_unknown_authorization if {
 	target_rows == [["pattern", "apps/guestbook-dev", "guestbook-dev", "guestbook-dev", "unknown"]] with input as estate
 	count(model.pins) == 1 with input as estate
 }
+
+selected_set := {
+	"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
+	"metadata": {"name": "sel", "namespace": "argocd"},
+	"spec": {
+		"generators": [{
+			"list": {"elements": [{"env": "dev", "tier": "low"}, {"env": "prod", "tier": "high"}]},
+			"selector": {"matchLabels": {"tier": "low"}},
+		}],
+		"template": {"metadata": {"name": "app-{{env}}"}, "spec": {"source": {"repoURL": "https://git.example.com/a.git", "targetRevision": "main"}}},
+	},
+}
+
+test_generator_selector_filters_parameters if {
+	names := {a.name | some a in appsets.generated} with input as [{"path": "s.yaml", "contents": selected_set}]
+	names == {"app-dev"}
+}

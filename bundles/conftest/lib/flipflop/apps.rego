@@ -8,6 +8,7 @@ package lib.flipflop.apps
 
 import data.lib.flipflop.application
 import data.lib.flipflop.appsets
+import data.lib.flipflop.labels
 import data.lib.flipflop.objects
 
 # records lists every Application record: the written ones, then the generated ones.
@@ -46,36 +47,4 @@ auth_stages(app) := {trim_space(e) |
 authorizes(app, project, stage) if sprintf("%s:%s", [project, stage]) in auth_stages(app)
 
 # selector_matches evaluates a Kubernetes label selector against labels.
-selector_matches(sel, labels) if {
-	every k, v in objects.object_at(sel, ["matchLabels"]) {
-		labels[k] == v
-	}
-	every e in objects.array_at(sel, ["matchExpressions"]) {
-		is_object(e)
-		expression_matches(e, labels)
-	}
-}
-
-expression_matches(e, labels) if {
-	e.operator == "In"
-	labels[e.key] in objects.array_at(e, ["values"])
-}
-
-expression_matches(e, labels) if {
-	e.operator == "NotIn"
-	not label_in(labels, e.key, objects.array_at(e, ["values"]))
-}
-
-expression_matches(e, labels) if {
-	e.operator == "Exists"
-	labels[e.key]
-}
-
-expression_matches(e, labels) if {
-	e.operator == "DoesNotExist"
-	not has_label(labels, e.key)
-}
-
-label_in(labels, key, values) if labels[key] in values
-
-has_label(labels, key) if labels[key]
+selector_matches(sel, l) if labels.matches(sel, l)
