@@ -41,6 +41,7 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 				b.WriteString("    " + line + "\n")
 			}
 		}
+		fmt.Fprintf(&b, "  more     %s\n", pal.dim("flipflop explain "+f.Rule))
 	}
 	if len(report.Errors) > 0 {
 		if len(report.Findings) > 0 {
