@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
 // Formats lists the output formats Write knows.
@@ -84,11 +86,11 @@ func writeText(w io.Writer, r *Report) error {
 			}
 		}
 		b.WriteString("  why\n")
-		wrap(&b, d.Message, "    ", 96)
+		b.WriteString(textwrap.Wrap(d.Message, "    ", 96))
 		if len(d.Issues) > 0 {
 			b.WriteString("  Kargo says\n")
 			for _, i := range d.Issues {
-				wrap(&b, i, "    ", 96)
+				b.WriteString(textwrap.Wrap(i, "    ", 96))
 			}
 		}
 		if d.Remediation != "" {
@@ -130,22 +132,4 @@ func appSource(app string, source int) string {
 		return app
 	}
 	return fmt.Sprintf("%s (source %d)", app, source)
-}
-
-// wrap writes text as lines of at most width characters, each prefixed.
-func wrap(b *strings.Builder, text, prefix string, width int) {
-	line := prefix
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(prefix) && len(line)+1+len(word) > width {
-			b.WriteString(line + "\n")
-			line = prefix
-		}
-		if len(line) > len(prefix) {
-			line += " "
-		}
-		line += word
-	}
-	if len(line) > len(prefix) {
-		b.WriteString(line + "\n")
-	}
 }

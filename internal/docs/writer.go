@@ -3,6 +3,8 @@ package docs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
 // writer is what a page is rendered through: one implementation writes GitHub
@@ -146,7 +148,7 @@ func (t *textWriter) prose(s string) {
 }
 
 func (t *textWriter) para(s string) {
-	t.b.WriteString(wrap(s, "  ", textWidth))
+	t.b.WriteString(textwrap.Wrap(s, "  ", textWidth))
 	t.b.WriteString("\n")
 }
 
@@ -176,24 +178,3 @@ func (t *textWriter) links(l [][2]string) {
 }
 
 func (t *textWriter) String() string { return strings.TrimRight(t.b.String(), "\n") + "\n" }
-
-// wrap breaks s into lines of at most width columns (words longer than that
-// stay whole), each starting with indent.
-func wrap(s, indent string, width int) string {
-	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(s) {
-		if line != indent && len(line)+1+len(word) > width {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += word
-	}
-	if line != indent {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}

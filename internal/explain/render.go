@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
 // width is where narrative sentences wrap (Kargo's messages never wrap, so
@@ -20,7 +21,7 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []eva
 	timelines := Build(m, report, objs)
 	var b strings.Builder
 	if len(timelines) == 0 {
-		b.WriteString(wrapText("No shared-branch contradiction: no Stage pins desiredRevision on a branch that "+
+		b.WriteString(textwrap.Wrap("No shared-branch contradiction: no Stage pins desiredRevision on a branch that "+
 			"another promotion moves.", "", width))
 	}
 	for i, t := range timelines {
@@ -85,7 +86,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	fmt.Fprintf(b, "  pinned by: %s%s\n", strings.Join(pinned, ", "), project)
 	fmt.Fprintf(b, "  pushed by: %s\n", t.list(t.Writers, "no Stage"))
 	if len(t.Omitted) > 0 {
-		b.WriteString(wrapText(fmt.Sprintf("Left out of the replay below: %s.", t.list(t.Omitted, "")), "  ", width))
+		b.WriteString(textwrap.Wrap(fmt.Sprintf("Left out of the replay below: %s.", t.list(t.Omitted, "")), "  ", width))
 	}
 	b.WriteString("\n")
 
@@ -123,7 +124,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	if t.Issue != "" {
 		fmt.Fprintf(b, "  Kargo then reports on Stage %s (status.health.issues):\n    %s\n", t.name(t.IssueStage), t.Issue)
 	}
-	b.WriteString(wrapText(t.closing(), "  ", width))
+	b.WriteString(textwrap.Wrap(t.closing(), "  ", width))
 	if len(t.Findings) > 0 {
 		fmt.Fprintf(b, "  Ways out, and what each costs: flipflop explain %s\n", t.Findings[0].Rule)
 	}
@@ -254,24 +255,4 @@ func slicesSorted(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// wrapText breaks s into lines of at most w columns, each starting with indent.
-func wrapText(s, indent string, w int) string {
-	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(s) {
-		if line != indent && len(line)+1+len(word) > w {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += word
-	}
-	if line != indent {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }

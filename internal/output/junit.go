@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
 // The JUnit XML flipflop writes: the common subset that Jenkins, GitLab,
@@ -162,7 +163,7 @@ func failureText(f *evaluator.Finding) string {
 	fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(f.Severity), f.Rule, f.Title)
 	writeResourceList(&b, f, "  ")
 	b.WriteString("why\n")
-	wrap(&b, f.Message, "  ")
+	b.WriteString(textwrap.Wrap(f.Message, "  ", textWidth))
 	if r := strings.TrimSpace(f.Remediation); r != "" {
 		b.WriteString("fix\n")
 		for _, line := range strings.Split(r, "\n") {

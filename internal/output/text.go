@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
 const textWidth = 100
@@ -34,7 +35,7 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 		b.WriteString("  why\n")
-		wrap(&b, f.Message, "    ")
+		b.WriteString(textwrap.Wrap(f.Message, "    ", textWidth))
 		if f.Remediation != "" {
 			b.WriteString("  fix\n")
 			for _, line := range strings.Split(strings.TrimRight(f.Remediation, "\n"), "\n") {
@@ -142,22 +143,4 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %s", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// wrap writes text word-wrapped at textWidth with indent.
-func wrap(b *strings.Builder, text, indent string) {
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(word) > textWidth {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += word
-	}
-	if len(line) > len(indent) {
-		b.WriteString(line + "\n")
-	}
 }
