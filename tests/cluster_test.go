@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/flipflop-dev/flipflop/internal/kubetest"
 )
@@ -428,20 +426,6 @@ func TestClusterDiagnoseOther(t *testing.T) {
 
 const leakToken = "flipflop-e2e-SECRET-token-abcdef0123456789"
 
-func tokenKubeconfig(t *testing.T, server string, ca []byte) string {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: leakToken}
-	cfg.Contexts["prod"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	cfg.CurrentContext = "prod"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // Unreachable server, rejected token: exit 2 with a clear message, and the
 // bearer token appears nowhere in the output.
 func TestClusterUnreachableNoTokenLeak(t *testing.T) {
@@ -452,7 +436,7 @@ func TestClusterUnreachableNoTokenLeak(t *testing.T) {
 	}
 	closed := l.Addr().String()
 	l.Close()
-	kc := tokenKubeconfig(t, "https://"+closed, nil)
+	kc := kubetest.TokenKubeconfig(t, "https://"+closed, nil, "prod", leakToken)
 	for _, cmd := range []string{"check", "diagnose"} {
 		stdout, stderr, code := runCmd(t, "..", bin, cmd, "--cluster", "--kubeconfig", kc, "--request-timeout", "5s", "examples/contradiction")
 		if code != 2 || !strings.Contains(stdout, "cluster:prod") || !strings.Contains(stdout, "cannot reach the API server at https://"+closed) {
@@ -463,7 +447,7 @@ func TestClusterUnreachableNoTokenLeak(t *testing.T) {
 		}
 	}
 	env := kube.Env(t)
-	kc = tokenKubeconfig(t, env.Config.Host, env.Config.CAData)
+	kc = kubetest.TokenKubeconfig(t, env.Config.Host, env.Config.CAData, "prod", leakToken)
 	stdout, stderr, code := runCmd(t, "..", bin, "check", "--cluster", "--kubeconfig", kc, "-o", "json")
 	if code != 2 || !strings.Contains(stdout, "401 Unauthorized") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,8 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
@@ -387,20 +384,6 @@ func TestKargoNotInstalled(t *testing.T) {
 
 const secretToken = "flipflop-test-SECRET-token-0123456789abcdef"
 
-func tokenKubeconfig(t *testing.T, server string, ca []byte) string {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: secretToken}
-	cfg.Contexts["ctx"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	cfg.CurrentContext = "ctx"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func closedPort(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -414,7 +397,7 @@ func closedPort(t *testing.T) string {
 
 // An unreachable server is one error, and no credential leaks into it.
 func TestUnreachable(t *testing.T) {
-	kc := tokenKubeconfig(t, "https://"+closedPort(t), nil)
+	kc := kubetest.TokenKubeconfig(t, "https://"+closedPort(t), nil, "ctx", secretToken)
 	cfg, label, err := cluster.Config(cluster.ConfigOptions{Kubeconfig: kc, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +421,7 @@ func TestUnreachable(t *testing.T) {
 // A bearer token the server rejects: one 401 error, without the token.
 func TestRejectedToken(t *testing.T) {
 	env := kube.Env(t)
-	kc := tokenKubeconfig(t, env.Config.Host, env.Config.CAData)
+	kc := kubetest.TokenKubeconfig(t, env.Config.Host, env.Config.CAData, "ctx", secretToken)
 	cfg, _, err := cluster.Config(cluster.ConfigOptions{Kubeconfig: kc})
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -382,4 +384,21 @@ func (s *Shared) Stop() {
 			fmt.Fprintln(os.Stderr, "kubetest: stopping:", err)
 		}
 	}
+}
+
+// TokenKubeconfig writes, in a temporary directory of t, a kubeconfig whose
+// only context (named context) reaches server with a bearer token: for tests
+// that the token never shows up in output.
+func TokenKubeconfig(t testing.TB, server string, ca []byte, context, token string) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[context] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = context
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
