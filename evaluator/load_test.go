@@ -668,7 +668,9 @@ func FuzzLoadBytes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, errs := LoadBytes("fuzz.yaml", data)
-		lines := bytes.Count(data, []byte("\n")) + 1
+		// YAML breaks lines at \n, \r\n and a lone \r (as yaml.v3 counts them).
+		lines := bytes.Count(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\n")) +
+			bytes.Count(bytes.ReplaceAll(data, []byte("\r\n"), nil), []byte("\r")) + 1
 		for _, o := range objs {
 			obj, ok := o.Value.(ast.Object)
 			if !ok || obj == nil {
