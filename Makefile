@@ -67,7 +67,8 @@ test: lint check-bundles rego-test go-test ## everything CI runs
 
 bench: bench-all ## every benchmark row at 1k/10k/50k; rewrites docs/benchmarks.md (about 10 minutes)
 
-FUZZTIME ?= 30s  # or a count of inputs, e.g. 1000x
+# FUZZTIME is a duration or a count of inputs (e.g. 1000x, as CI uses)
+FUZZTIME ?= 30s
 FUZZ_TARGETS := ./evaluator:FuzzLoadBytes ./evaluator:FuzzPureFunctions ./evaluator:FuzzCheck
 
 fuzz: ## run every fuzz target for FUZZTIME (default 30s each); crashers land in testdata/fuzz as regression seeds
