@@ -17,10 +17,12 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/flipflop-dev/flipflop/policies"
@@ -64,6 +66,16 @@ type Rule struct {
 	// RelatedResources are the Kargo and Argo CD documentation pages and issue
 	// threads behind the rule (METADATA related_resources), in METADATA order.
 	RelatedResources []RelatedResource `json:"relatedResources,omitempty"`
+	// Fixable: `flipflop fix` previews ways out of the rule's findings
+	// (METADATA custom.fixable).
+	Fixable bool `json:"fixable,omitempty"`
+	// Timeline: `flipflop explain` replays the rule's findings as promotion
+	// timelines (METADATA custom.timeline).
+	Timeline bool `json:"timeline,omitempty"`
+	// Diagnose is the cause of an Unhealthy Stage the rule's findings explain
+	// in `flipflop diagnose` (METADATA custom.diagnose): one of the Cause*
+	// constants of internal/diagnose, such as shared-pointer; "" for none.
+	Diagnose string `json:"diagnose,omitempty"`
 }
 
 // RelatedResource is a link from a rule's METADATA related_resources.
@@ -85,11 +97,20 @@ func (r Rule) ConstraintKind() string {
 	return b.String()
 }
 
-// Evaluator holds the compiled policies and the prepared query.
+// Evaluator holds the compiled policies and the prepared queries. The policies
+// are compiled once; the findings query is prepared in New, the queries that
+// also return the model are prepared on first use, on the same compiler.
 type Evaluator struct {
-	query rego.PreparedEvalQuery
-	model rego.PreparedEvalQuery
-	rules []Rule
+	compiler *ast.Compiler
+	store    storage.Store
+	strict   bool
+	query    rego.PreparedEvalQuery
+	rules    []Rule
+
+	modelOnce sync.Once
+	model     rego.PreparedEvalQuery
+	both      rego.PreparedEvalQuery
+	modelErr  error
 }
 
 // Modules returns the embedded policy modules, test files excluded, parsed with
@@ -155,30 +176,59 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	prepare := func(query string) (rego.PreparedEvalQuery, error) {
-		ropts := []func(*rego.Rego){rego.Query(query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
-		for _, name := range names {
-			ropts = append(ropts, rego.ParsedModule(mods[name]))
-		}
-		pq, err := rego.New(ropts...).PrepareForEval(ctx)
-		if err != nil {
-			return pq, fmt.Errorf("preparing policy query %s: %w", query, err)
-		}
-		return pq, nil
+	// The first query compiles the modules into compiler; every later query is
+	// prepared on the same compiler (rego compiles modules only when given some).
+	compiler := ast.NewCompiler()
+	ropts := []func(*rego.Rego){rego.Compiler(compiler), rego.Query(Query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
+	for _, name := range names {
+		ropts = append(ropts, rego.ParsedModule(mods[name]))
 	}
-	pq, err := prepare(Query)
+	pq, err := rego.New(ropts...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
 	}
-	sq, err := prepare(ModelQuery + " with data.lib.flipflop.config.settings as data.flipflop_settings")
-	if err != nil {
-		return nil, err
-	}
-	return &Evaluator{query: pq, model: sq, rules: rulesFrom(mods)}, nil
+	return &Evaluator{compiler: compiler, store: store, strict: o.strict, query: pq, rules: rulesFrom(mods)}, nil
+}
+
+// The queries behind Model and Analyze: the model view, and findings and view
+// together, both under the settings (one with-scope, so the model is computed
+// once for both).
+const (
+	modelQuery = "model = " + ModelQuery + " with data.lib.flipflop.config.settings as data.flipflop_settings"
+	bothQuery  = `x = {"findings": data.flipflop.all_findings, "model": ` + ModelQuery + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
+)
+
+// prepareModel prepares the model queries once, on the compiler New built.
+func (e *Evaluator) prepareModel(ctx context.Context) error {
+	e.modelOnce.Do(func() {
+		prepare := func(q string) (rego.PreparedEvalQuery, error) {
+			pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(q), rego.StrictBuiltinErrors(e.strict)).PrepareForEval(ctx)
+			if err != nil {
+				return pq, fmt.Errorf("preparing policy query %s: %w", q, err)
+			}
+			return pq, nil
+		}
+		if e.model, e.modelErr = prepare(modelQuery); e.modelErr != nil {
+			return
+		}
+		e.both, e.modelErr = prepare(bothQuery)
+	})
+	return e.modelErr
 }
 
 // Rules lists every rule of the bundle, sorted by id.
 func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
+
+// RuleIDs returns the ids of the rules for which keep is true, sorted.
+func RuleIDs(rules []Rule, keep func(Rule) bool) []string {
+	var out []string
+	for _, r := range rules {
+		if keep(r) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
 func rulesFrom(mods map[string]*ast.Module) []Rule {
 	var rules []Rule
@@ -199,6 +249,9 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			rem, _ := a.Custom["remediation"].(string)
 			adm, _ := a.Custom["admission"].(bool)
 			why, _ := a.Custom["why"].(string)
+			fixable, _ := a.Custom["fixable"].(bool)
+			timeline, _ := a.Custom["timeline"].(bool)
+			diagnose, _ := a.Custom["diagnose"].(string)
 			var related []RelatedResource
 			for _, rr := range a.RelatedResources {
 				if rr == nil || rr.Ref.String() == "" {
@@ -209,6 +262,7 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			rules = append(rules, Rule{
 				ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm,
 				Package: pkg, File: file, Why: why, RelatedResources: related,
+				Fixable: fixable, Timeline: timeline, Diagnose: diagnose,
 			})
 		}
 	}
@@ -216,41 +270,84 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 	return rules
 }
 
-// Input builds the policy input from objects: conftest's combined shape
-// [{path, line, contents}], converted to an AST value once.
-func Input(objs []Object) ast.Value {
+// input builds the policy input from objects: conftest's combined shape
+// [{path, line, contents}], converted to an AST value once. An object without
+// a value is an error.
+func input(objs []Object) (ast.Value, error) {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
 		o := &objs[i]
+		if o.Value == nil {
+			return nil, fmt.Errorf("object %d (%s) has no value: build objects with NewObject or a Loader", i, o.where())
+		}
 		terms = append(terms, ast.ObjectTerm(
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
 			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
 			ast.Item(ast.StringTerm("contents"), ast.NewTerm(o.Value)),
 		))
 	}
-	return ast.NewArray(terms...)
+	return ast.NewArray(terms...), nil
 }
-
-func evalInput(input ast.Value) rego.EvalOption { return rego.EvalParsedInput(input) }
 
 // Evaluate runs every rule over objs and returns the findings, sorted by
 // severity, rule and resources. Load errors are the caller's to add.
 func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
-	return e.EvaluateInput(ctx, Input(objs), len(objs))
-}
-
-// EvaluateInput is Evaluate for an input already built with Input; objects is
-// the count reported in the summary.
-func (e *Evaluator) EvaluateInput(ctx context.Context, input ast.Value, objects int) (*Report, error) {
-	rs, err := e.query.Eval(ctx, evalInput(input))
+	in, err := input(objs)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
-	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("evaluating policies: %s is undefined", Query)
 	}
-	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	return newReport(rs[0].Expressions[0].Value, len(objs))
+}
+
+// Analyze evaluates findings and the model together, in one evaluation: for
+// tools that need both (explain, graph, fix). The report is Evaluate's, the
+// model Model's.
+func (e *Evaluator) Analyze(ctx context.Context, objs []Object) (*Report, *Model, error) {
+	if err := e.prepareModel(ctx); err != nil {
+		return nil, nil, err
+	}
+	in, err := input(objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := e.both.Eval(ctx, rego.EvalParsedInput(in))
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	x, ok := binding(rs, "x").(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("evaluating policies: findings and model are undefined")
+	}
+	report, err := newReport(x["findings"], len(objs))
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := newModel(x["model"])
+	if err != nil {
+		return nil, nil, err
+	}
+	return report, m, nil
+}
+
+// binding returns the value bound to name in the first result.
+func binding(rs rego.ResultSet, name string) any {
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[0].Bindings[name]
+}
+
+// newReport reads the findings value of a query into a Report.
+func newReport(v any, objects int) (*Report, error) {
+	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("reading findings: %w", err)
 	}

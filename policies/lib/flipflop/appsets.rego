@@ -35,7 +35,8 @@ generated := [app |
 # template_path is where the template that renders an Application's spec is
 # written: the generator's own, else spec.template.
 template_path(g, gi) := sprintf("/spec/generators/%d/template", [gi]) if {
-	is_object(object.get(g, ["template", "spec"], null))
+	some field in ["source", "sources", "sourceHydrator"]
+	object.get(g, ["template", "spec", field], null) != null
 } else := "/spec/template"
 
 # element_key holds, in each parameter set, the generator elements it came from

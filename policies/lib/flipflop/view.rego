@@ -1,9 +1,20 @@
 # METADATA
 # title: Model view
 # description: |
-#   The model as plain data for tools that draw or explain it (flipflop graph,
-#   explain, fix previews): Stages, Applications with their tracked pointers, pins
-#   and writes, each naming its objects by key and ref.
+#   The model as plain data for tools that draw, explain or edit it (flipflop
+#   graph, explain, fix, diagnose, and Go programs through evaluator.Model): Stages
+#   with every promotion step, Applications with their tracked pointers, pins and
+#   writes, each with its provenance. A step says where it is written (the object
+#   holding it and a JSON pointer into that object: a Stage's own step, or a
+#   PromotionTask's step with the Stage step that brought it in) and carries its
+#   config with ctx and vars substituted as Kargo would. A pin names its
+#   argocd-update step and the `apps[]` and `sources[]` entries that make it; a
+#   write names its push step, the git-clone and checkout whose work tree it
+#   pushes, and where its branch comes from. An Application names the object its
+#   spec is written in (itself, or the ApplicationSet template that renders it,
+#   with the generator elements behind it) and the JSON pointer of each source.
+#   Tools join findings to this view by the ids findings carry; they never
+#   substitute, inflate, resolve or match anything themselves.
 package lib.flipflop.view
 
 import data.lib.flipflop.apps
@@ -11,31 +22,102 @@ import data.lib.flipflop.model
 import data.lib.flipflop.stages
 
 estate := {
-	"stages": [{"key": s.key, "ref": s.ref} | some s in stages.records],
+	"stages": [stage(i, r) | some i, r in stages.records],
 	"applications": [app(a) | some a in apps.records],
 	"pins": [pin(p) | some p in model.pins],
 	"writes": [write(w) | some w in model.writers],
 }
 
+stage(i, r) := {
+	"key": r.key,
+	"ref": r.ref,
+	"project": r.project,
+	"name": r.name,
+	"upstream": r.upstream,
+	"steps": [step(s) | some s in stages.all_steps(i)],
+}
+
+step(s) := {
+	"id": s.id,
+	"alias": text(s.alias),
+	"uses": text(s.uses),
+	"index": s.index,
+	"task": text(s.task),
+	"taskResolved": s.task_resolved,
+	"origin": s.origin,
+	"scope": s.scope,
+	"via": s.via,
+	"config": resolved(s),
+}
+
+# resolved is a step's config with ctx and vars substituted in every string
+# (what the model reads), other values as written.
+resolved(s) := json.patch(s.config, [{"op": "replace", "path": json_pointer(path), "value": stages.value(s, v)} |
+	walk(s.config, [path, v])
+	is_string(v)
+	contains(v, "${{")
+])
+
+# json_pointer renders a walk path as a JSON pointer (RFC 6901).
+json_pointer(path) := concat("", [sprintf("/%s", [escape(seg)]) | some seg in path])
+
+escape(seg) := replace(replace(seg, "~", "~0"), "/", "~1") if is_string(seg)
+
+escape(seg) := sprintf("%v", [seg]) if not is_string(seg)
+
 app(a) := {
 	"key": a.key,
 	"ref": a.ref,
+	"namespace": a.namespace,
+	"name": a.name,
 	"autoSync": a.auto_sync,
 	"nameKnown": a.name_known,
-	"sources": [source(s) | some s in object.get(sources_by_app, a.key, []); s.app.ref == a.ref],
+	"object": holder(a),
+	"specPath": spec_path(a),
+	"sourcesField": a.sources_field,
+	"destinationNamespace": a.destination_namespace,
+	"sources": [source(a, s) | some s in a.sources],
+	"generator": generator(a),
 }
 
-sources_by_app := {k: group |
-	some k in {s.app.key | some s in model.sources}
-	group := [s | some s in model.sources; s.app.key == k]
+# holder is the object an Application's spec is written in: the Application, or
+# the ApplicationSet that renders it.
+holder(a) := a.generator.appset if a.appset != ""
+
+holder(a) := a.ref if a.appset == ""
+
+# spec_path is the JSON pointer of the Application spec in its holder.
+spec_path(a) := sprintf("%s/spec", [a.generator.template_path]) if a.appset != ""
+
+spec_path(a) := "/spec" if a.appset == ""
+
+generator(a) := {
+	"appset": a.generator.appset,
+	"templatePath": a.generator.template_path,
+	"templatePatch": a.generator.template_patch,
+	"goTemplate": a.generator.go_template,
+	"paramsKnown": a.generator_params_known,
+	"params": a.generator.params,
+	"elements": a.generator.elements,
+} if a.appset != ""
+
+generator(a) := null if a.appset == ""
+
+source(a, s) := {
+	"index": s.index,
+	"path": source_path(a, s),
+	"repoURL": text(s.repo_url),
+	"targetRevision": s.raw_revision,
+	"chart": s.chart,
+	"hydrator": s.hydrator,
+	"fields": s.fields,
+	"pointer": pointer(model.pointer(s.repo_id, s.repo_known, s.rev)),
 }
 
-source(s) := {
-	"index": s.source.index,
-	"repoURL": text(s.source.repo_url),
-	"targetRevision": s.source.raw_revision,
-	"pointer": pointer(s.pointer),
-}
+# source_path is the JSON pointer of a source in its holder.
+source_path(a, s) := concat("", [a.generator.template_path, s.path]) if a.appset != ""
+
+source_path(a, s) := s.path if a.appset == ""
 
 pointer(p) := {
 	"key": p.key,
@@ -49,24 +131,42 @@ pointer(p) := {
 }
 
 pin(p) := {
+	"id": p.id,
 	"stage": p.stage.key,
 	"application": p.app.key,
 	"applicationRef": p.app.ref,
 	"source": p.source.index,
-	"repoURL": text(p.source.repo_url),
+	"repoURL": text(p.repo_url),
 	"pointer": pointer(p.pointer),
 	"desiredRevision": text(p.desired),
 	"desiredClass": p.desired_class,
-	"step": text(p.step.alias),
+	"step": p.step.id,
+	"stepAlias": text(p.step.alias),
+	"entry": {"ref": p.step.origin.ref, "path": p.entry_path},
+	"appEntry": {"ref": p.step.origin.ref, "path": p.app_entry_path},
+	"via": p.via,
 	"legacyField": p.legacy_field,
 }
 
 write(w) := {
+	"id": w.id,
 	"stage": w.stage.key,
 	"repoURL": text(w.repo_url),
 	"pointer": pointer(w.pointer),
-	"step": text(w.step.alias),
+	"step": w.step.id,
+	"stepAlias": text(w.step.alias),
+	"origin": w.step.origin,
+	"branchFrom": w.branch_from,
+	"pullRequest": w.via,
+	"clone": clone_id(w),
+	"checkout": w.checkout,
+	"workTree": w.work_tree,
+	"path": w.path,
 }
+
+clone_id(w) := w.clone.id if w.clone != null
+
+clone_id(w) := "" if w.clone == null
 
 # text renders a value that should have been a string.
 text(v) := v if is_string(v)

@@ -25,6 +25,9 @@
 #   id: foreign-branch-writer
 #   severity: error
 #   admission: true
+#     fixable: true
+#   timeline: true
+#   diagnose: foreign-writer
 #   why: |
 #     A Stage that sets `desiredRevision` in `argocd-update` is Healthy only while the
 #     Application source's `status.sync.revision` equals the pinned commit. When another
@@ -71,8 +74,12 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(pinners, writer_keys, pins, writes, pointer),
-		result.refs(array.flatten([[p.stage.ref | some p in pins], [w.stage.ref | some w in writes], [p.app.ref | some p in pins]])),
+		result.refs(array.concat(array.concat([p.stage.ref | some p in pins], [w.stage.ref | some w in writes]), [p.app.ref | some p in pins])),
 		key,
+		result.about(
+			key, pinners | writer_keys, {p.app.key | some p in pins}, {p.id | some p in pins},
+			{w.id | some w in object.get(model.writers_by_pointer, key, [])},
+		),
 		{
 			"pointer": pointer,
 			"pinningStages": sort(pinners),

@@ -29,6 +29,9 @@
 #   id: shared-branch-contradiction
 #   severity: error
 #   admission: true
+#     fixable: true
+#   timeline: true
+#   diagnose: shared-pointer
 #   why: |
 #     Since Kargo v1.1.0, an `argocd-update` step whose `sources[]` entry sets
 #     `desiredRevision` registers a health check, and the Stage re-runs it every time it
@@ -89,6 +92,7 @@ report contains finding if {
 		message(stage_keys, app_keys, pointer, group),
 		result.refs(array.concat([p.stage.ref | some p in group], [p.app.ref | some p in group])),
 		key,
+		result.about(key, stage_keys, app_keys, {p.id | some p in group}, {w.id | some w in object.get(model.writers_by_pointer, key, [])}),
 		{
 			"pointer": pointer,
 			"stages": sort(stage_keys),

@@ -56,6 +56,7 @@ report contains finding if {
 		sprintf("Stages %s all push to %s.", [result.names(stages), pointer]),
 		result.refs([w.stage.ref | some w in writes]),
 		key,
+		result.about(key, stages, [], [], {w.id | some w in writes}),
 		{"pointer": pointer, "stages": sort(stages)},
 	)
 }
