@@ -219,6 +219,16 @@ func (e *Evaluator) prepareModel(ctx context.Context) error {
 // Rules lists every rule of the bundle, sorted by id.
 func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
 
+// BundleRules lists every rule of the embedded bundle from its METADATA,
+// sorted by id, without compiling the policies (for help texts and listings).
+func BundleRules() ([]Rule, error) {
+	mods, err := Modules()
+	if err != nil {
+		return nil, err
+	}
+	return rulesFrom(mods), nil
+}
+
 // RuleIDs returns the ids of the rules for which keep is true, sorted.
 func RuleIDs(rules []Rule, keep func(Rule) bool) []string {
 	var out []string

@@ -47,8 +47,11 @@ type ModelSource struct {
 	Hydrator       bool   `json:"hydrator"`
 	// Fields is the source as the Application has it (rendered, for a
 	// generated one): path, helm, kustomize, directory, ...
-	Fields  map[string]any `json:"fields"`
-	Pointer Pointer        `json:"pointer"`
+	Fields map[string]any `json:"fields"`
+	// UnknownFields are the JSON pointers (into Fields) of the values the
+	// model cannot know (an expression, an ApplicationSet parameter nobody can know).
+	UnknownFields []string `json:"unknownFields"`
+	Pointer       Pointer  `json:"pointer"`
 }
 
 // Generator says how an ApplicationSet renders a generated Application.
@@ -95,6 +98,10 @@ type ModelApplication struct {
 	Sources              []ModelSource `json:"sources"`
 	// Generator is set for a generated Application.
 	Generator *Generator `json:"generator"`
+	// SyncedBy are the written Applications whose source path is the
+	// directory this Application's file is in (app of apps): syncing them
+	// re-applies this Application's manifest.
+	SyncedBy []string `json:"syncedBy"`
 }
 
 // Step is one promotion step of a Stage, inflated as Kargo runs it.
@@ -189,6 +196,12 @@ type Write struct {
 	// cleaned ("" for the root of the work area).
 	WorkTree string `json:"workTree"`
 	Path     string `json:"path"`
+	// Commits are the ids of the git-commit steps that commit the work tree
+	// before the push (same steps list, between clone and push, same path);
+	// Edits the ids of the other steps that change files under it before the
+	// first commit.
+	Commits []string `json:"commits"`
+	Edits   []string `json:"edits"`
 }
 
 // Model is the model the rules read, as plain data, with provenance: for

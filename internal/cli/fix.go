@@ -57,7 +57,8 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVarP(&format, "output", "o", "diff", "with --way: "+joinOr(fixFormats)+" (a unified diff for git apply, or the patched documents)")
 	in.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules()), fs.FlagUsages())
+		rules, _ := evaluator.BundleRules()
+		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules(rules)), fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -97,20 +98,16 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		}
 		return &IncompleteError{Count: len(loadErrs)}
 	}
-	report, err := ev.Evaluate(ctx, objs)
+	report, model, err := ev.Analyze(ctx, objs)
 	if err != nil {
 		return err
 	}
-	model, err := ev.Model(ctx, objs)
-	if err != nil {
-		return err
-	}
-	plan, err := fix.New(objs, report, model, fix.Options{})
+	plan, err := fix.New(objs, report, model, fix.Options{Rules: ev.Rules()})
 	if err != nil {
 		return err
 	}
 	if len(plan.Proposals) == 0 {
-		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix: no finding of %s\n", joinOr(fix.Rules()))
+		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix: no finding of %s\n", joinOr(fix.Rules(ev.Rules())))
 		return errNothingToFix
 	}
 	if way == "" {

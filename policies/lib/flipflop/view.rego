@@ -18,6 +18,7 @@
 package lib.flipflop.view
 
 import data.lib.flipflop.apps
+import data.lib.flipflop.expr
 import data.lib.flipflop.model
 import data.lib.flipflop.stages
 
@@ -78,6 +79,7 @@ app(a) := {
 	"destinationNamespace": a.destination_namespace,
 	"sources": [source(a, s) | some s in a.sources],
 	"generator": generator(a),
+	"syncedBy": synced_by(a),
 }
 
 # holder is the object an Application's spec is written in: the Application, or
@@ -111,6 +113,11 @@ source(a, s) := {
 	"chart": s.chart,
 	"hydrator": s.hydrator,
 	"fields": s.fields,
+	"unknownFields": sort([json_pointer(path) |
+		walk(s.fields, [path, v])
+		is_string(v)
+		not expr.known(v)
+	]),
 	"pointer": pointer(model.pointer(s.repo_id, s.repo_known, s.rev)),
 }
 
@@ -162,7 +169,90 @@ write(w) := {
 	"checkout": w.checkout,
 	"workTree": w.work_tree,
 	"path": w.path,
+	"commits": [c.id | some c in commits(w)],
+	"edits": [e.id | some e in edits(w)],
 }
+
+# ---------------------------------------------------------------------------
+# What a promotion does to a pushed work tree, for tools that change it.
+
+# all_steps groups every inflated step by Stage key (the first Stage of a key
+# that an estate holds twice).
+all_steps := {k: stages.all_steps(i) |
+	some k in {r.key | some r in stages.records}
+	i := [j | some j, r in stages.records; r.key == k][0]
+}
+
+# commits: the git-commit steps that commit a write's work tree: in the push's
+# list of steps, between its git-clone and the push, on the pushed path.
+commits(w) := [] if {
+	w.clone == null
+} else := [s |
+	some s in object.get(all_steps, w.stage.key, [])
+	s.uses == "git-commit"
+	s.scope == w.step.scope
+	s.index > w.clone.index
+	s.index < w.step.index
+	model.clean_path(stages.value(s, object.get(s.config, "path", ""))) == w.path
+]
+
+# edits: the other steps that change files under a write's work tree before its
+# first commit (the steps a render would replace).
+edits(w) := [s |
+	cs := commits(w)
+	count(cs) > 0
+	first := min({c.index | some c in cs})
+	some s in object.get(all_steps, w.stage.key, [])
+	s.scope == w.step.scope
+	s.index > w.clone.index
+	s.index < first
+	not startswith(s.uses, "git-")
+	raw := object.get(s.config, "path", "")
+	is_string(raw)
+	raw != ""
+	model.under(model.clean_path(stages.value(s, raw)), w.work_tree)
+]
+
+# ---------------------------------------------------------------------------
+# App of apps: the written Applications whose source path is the directory an
+# Application's file is in (or a parent of it, with directory.recurse), so that
+# syncing them re-applies it.
+
+# app_dirs indexes written Applications by the cleaned path of each source.
+app_dirs := {d: keys |
+	some d in {model.clean_path(s.fields.path) | some a in apps.written; some s in a.sources; is_string(s.fields.path)}
+	d != ""
+	keys := {[a.key, recursive(s), a.ref.file] | some a in apps.written; some s in a.sources; model.clean_path(s.fields.path) == d}
+}
+
+recursive(s) if s.fields.directory.recurse == true
+
+else := false
+
+synced_by(a) := sort({k |
+	a.appset == ""
+	segs := split(dir_of(a.ref.file), "/")
+	n := count(segs)
+	some i in numbers.range(0, n - 1)
+	some j in numbers.range(i + 1, n)
+	d := concat("/", array.slice(segs, i, j))
+	some [k, recurse, file] in object.get(app_dirs, d, set())
+	file != a.ref.file
+	reaches(j == n, recurse)
+}) if a.appset == ""
+
+synced_by(a) := [] if a.appset != ""
+
+# A directory that ends the file's directory is synced; one further up only
+# with directory.recurse.
+reaches(true, _)
+
+reaches(false, true)
+
+dir_of(file) := concat("/", array.slice(parts, 0, count(parts) - 1)) if {
+	parts := split(file, "/")
+	count(parts) > 1
+} else := ""
 
 clone_id(w) := w.clone.id if w.clone != null
 

@@ -25,7 +25,7 @@
 #   id: foreign-branch-writer
 #   severity: error
 #   admission: true
-#     fixable: true
+#   fixable: true
 #   timeline: true
 #   diagnose: foreign-writer
 #   why: |

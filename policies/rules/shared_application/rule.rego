@@ -21,7 +21,7 @@
 #   id: shared-application
 #   severity: error
 #   admission: true
-#     fixable: true
+#   fixable: true
 #   diagnose: shared-application
 #   why: |
 #     Every promotion of each Stage registers a health check that expects the

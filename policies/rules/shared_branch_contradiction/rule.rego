@@ -29,7 +29,7 @@
 #   id: shared-branch-contradiction
 #   severity: error
 #   admission: true
-#     fixable: true
+#   fixable: true
 #   timeline: true
 #   diagnose: shared-pointer
 #   why: |

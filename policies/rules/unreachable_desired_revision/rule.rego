@@ -24,7 +24,7 @@
 #   id: unreachable-desired-revision
 #   severity: error
 #   admission: true
-#     fixable: true
+#   fixable: true
 #   diagnose: unreachable
 #   why: |
 #     Kargo compares a pinned revision with the Application source's
