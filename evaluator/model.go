@@ -244,18 +244,39 @@ func (m *Model) index() {
 	}
 }
 
+// The lookups below use the index a Model read from the policies has; a
+// Model built by hand is scanned.
+
 // Stage returns the Stage with key ("project/name"), or nil.
 func (m *Model) Stage(key string) *ModelStage {
-	if i, ok := m.stages[key]; ok {
-		return &m.Stages[i]
+	if m.stages != nil {
+		if i, ok := m.stages[key]; ok {
+			return &m.Stages[i]
+		}
+		return nil
+	}
+	for i := range m.Stages {
+		if m.Stages[i].Key == key {
+			return &m.Stages[i]
+		}
 	}
 	return nil
 }
 
 // Step returns the step with id, or nil.
 func (m *Model) Step(id string) *Step {
-	if ij, ok := m.steps[id]; ok {
-		return &m.Stages[ij[0]].Steps[ij[1]]
+	if m.steps != nil {
+		if ij, ok := m.steps[id]; ok {
+			return &m.Stages[ij[0]].Steps[ij[1]]
+		}
+		return nil
+	}
+	for i := range m.Stages {
+		for j := range m.Stages[i].Steps {
+			if m.Stages[i].Steps[j].ID == id {
+				return &m.Stages[i].Steps[j]
+			}
+		}
 	}
 	return nil
 }
@@ -264,24 +285,48 @@ func (m *Model) Step(id string) *Step {
 // one, more when an estate defines or generates it twice.
 func (m *Model) Application(key string) []*ModelApplication {
 	var out []*ModelApplication
-	for _, i := range m.apps[key] {
-		out = append(out, &m.Applications[i])
+	if m.apps != nil {
+		for _, i := range m.apps[key] {
+			out = append(out, &m.Applications[i])
+		}
+		return out
+	}
+	for i := range m.Applications {
+		if m.Applications[i].Key == key {
+			out = append(out, &m.Applications[i])
+		}
 	}
 	return out
 }
 
 // Pin returns the pin with id, or nil.
 func (m *Model) Pin(id string) *Pin {
-	if i, ok := m.pins[id]; ok {
-		return &m.Pins[i]
+	if m.pins != nil {
+		if i, ok := m.pins[id]; ok {
+			return &m.Pins[i]
+		}
+		return nil
+	}
+	for i := range m.Pins {
+		if m.Pins[i].ID == id {
+			return &m.Pins[i]
+		}
 	}
 	return nil
 }
 
 // Write returns the write with id, or nil.
 func (m *Model) Write(id string) *Write {
-	if i, ok := m.writes[id]; ok {
-		return &m.Writes[i]
+	if m.writes != nil {
+		if i, ok := m.writes[id]; ok {
+			return &m.Writes[i]
+		}
+		return nil
+	}
+	for i := range m.Writes {
+		if m.Writes[i].ID == id {
+			return &m.Writes[i]
+		}
 	}
 	return nil
 }
