@@ -2,22 +2,43 @@ package evaluator_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
-// check loads paths and evaluates them with settings.
-func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
+// evaluators holds one strict Evaluator per settings: compiling the policies
+// once per test binary, not once per case.
+var evaluators sync.Map
+
+// shared returns the strict Evaluator for settings s.
+func shared(t testing.TB, s evaluator.Settings) *evaluator.Evaluator {
 	t.Helper()
+	key, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := evaluators.Load(string(key)); ok {
+		return ev.(*evaluator.Evaluator)
+	}
 	ev, err := evaluator.New(context.Background(), s, evaluator.StrictBuiltinErrors())
 	if err != nil {
 		t.Fatal(err)
 	}
+	actual, _ := evaluators.LoadOrStore(string(key), ev)
+	return actual.(*evaluator.Evaluator)
+}
+
+// check loads paths and evaluates them with settings.
+func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
+	t.Helper()
+	ev := shared(t, s)
 	objs, errs := (&evaluator.Loader{}).Load(paths)
 	if len(errs) > 0 {
 		t.Fatalf("load errors: %v", errs)
@@ -98,10 +119,7 @@ func TestFixExamplesAreClean(t *testing.T) {
 // samples/fires must produce the rule, each under samples/clean must not.
 func TestRuleSamples(t *testing.T) {
 	rules, _ := filepath.Glob("../policies/rules/*")
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := shared(t, evaluator.Settings{})
 	ids := map[string]bool{}
 	for _, r := range ev.Rules() {
 		ids[r.ID] = true

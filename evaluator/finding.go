@@ -55,13 +55,16 @@ type Finding struct {
 	// none), Stage keys ("project/name"), Application keys ("namespace/name"),
 	// and the ids of pins and writes in the model (Model.Pin, Model.Write;
 	// opaque strings). Every rule fills the same fields.
-	Pointer      string   `json:"pointer,omitempty"`
+	Pointer string `json:"pointer,omitempty"`
+	// PointerText is the pointer for people: "github.com/acme/deploy @ main".
+	PointerText  string   `json:"pointerText,omitempty"`
 	Stages       []string `json:"stages,omitempty"`
 	Applications []string `json:"applications,omitempty"`
 	Pins         []string `json:"pins,omitempty"`
 	Writes       []string `json:"writes,omitempty"`
-	// Details holds rule-specific facts for people (pointer text, auto-sync, ...);
-	// tools read the typed fields above.
+	// Details holds rule-specific facts for people; tools read the typed fields
+	// above. One key is shared by the rules that involve Applications:
+	// autoSync, {"namespace/name": true | false | "unknown"}.
 	Details map[string]any `json:"details,omitempty"`
 	// Waived is set when a waiver covers the finding: it is listed, but counts
 	// toward neither the severity totals nor the exit code.

@@ -170,6 +170,8 @@ type Pin struct {
 	// Via is how the apps[] entry reaches the Application: name, pattern or selector.
 	Via         string `json:"via"`
 	LegacyField bool   `json:"legacyField"`
+	// AutoSync of the pinned Application: true, false or "unknown".
+	AutoSync any `json:"autoSync"`
 }
 
 // Write is a Stage's promotion pushing to a repository and branch.

@@ -87,9 +87,6 @@ type stagePlan struct {
 }
 
 func (pl *planner) stageBranches(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
-	if f.Rule == "shared-application" {
-		return fmt.Errorf("several Stages pin one Application: a branch per Stage needs an Application per Stage")
-	}
 	if twice := appsPinnedTwice(pins); len(twice) > 0 {
 		return fmt.Errorf("several Stages pin %s: a branch per Stage needs an Application per Stage", strings.Join(twice, ", "))
 	}

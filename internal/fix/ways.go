@@ -81,7 +81,7 @@ var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
 // commit.
 func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
 	if twice := appsPinnedTwice(pins); len(twice) > 0 {
-		return fmt.Errorf("several Stages pin %s: they would move it back and forth between their commits", strings.Join(twice, ", "))
+		return fmt.Errorf("the Stages would move one Application back and forth between their commits (%s); give each Stage its own Application, or drop desiredRevision", strings.Join(twice, ", "))
 	}
 	for _, p := range pins {
 		if p.DesiredClass == "literal" && !shaRE.MatchString(p.DesiredRevision) {

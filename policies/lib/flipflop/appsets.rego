@@ -35,6 +35,7 @@ generated := [app |
 # template_path is where the template that renders an Application's spec is
 # written: the generator's own, else spec.template.
 template_path(g, gi) := sprintf("/spec/generators/%d/template", [gi]) if {
+	is_object(g)
 	some field in ["source", "sources", "sourceHydrator"]
 	object.get(g, ["template", "spec", field], null) != null
 } else := "/spec/template"

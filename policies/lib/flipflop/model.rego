@@ -93,6 +93,11 @@ describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
 	p.head
 } else := sprintf("%s @ %s", [p.repo, revision.describe(p)])
 
+# text renders one pointer that several sources or writes read differently
+# ("@ HEAD (taken to be main)", "@ main") the same way whatever their order:
+# the first of their texts in sort order.
+text(pointers) := min({describe(p) | some p in pointers})
+
 # sources lists every tracked Application source with its pointer.
 sources := [{"app": a, "source": s, "pointer": pointer(s.repo_id, s.repo_known, s.rev)} |
 	some a in apps.records

@@ -153,6 +153,7 @@ pin(p) := {
 	"appEntry": {"ref": p.step.origin.ref, "path": p.app_entry_path},
 	"via": p.via,
 	"legacyField": p.legacy_field,
+	"autoSync": p.app.auto_sync,
 }
 
 write(w) := {

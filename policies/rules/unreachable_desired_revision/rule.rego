@@ -72,7 +72,7 @@ report contains finding if {
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),
-		result.about(p.pointer.key, [p.stage.key], [p.app.key], [p.id], []),
+		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
 		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 	)
 }
