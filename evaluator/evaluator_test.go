@@ -226,3 +226,24 @@ func TestModel(t *testing.T) {
 		t.Errorf("application %+v", a)
 	}
 }
+
+// An object without a value is an error, not a panic; NewObject refuses nil.
+func TestObjectsWithoutValues(t *testing.T) {
+	ev := shared(t, evaluator.Settings{})
+	if _, err := ev.Evaluate(context.Background(), []evaluator.Object{{Path: "x.yaml", Line: 3, Kind: "Stage"}}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
+		t.Errorf("Evaluate: %v, want an error naming x.yaml:3", err)
+	}
+	if _, _, err := ev.Analyze(context.Background(), []evaluator.Object{{}}); err == nil {
+		t.Error("Analyze: no error")
+	}
+	if _, err := ev.Model(context.Background(), []evaluator.Object{{}}); err == nil {
+		t.Error("Model: no error")
+	}
+	if _, err := evaluator.NewObject("x.yaml", 1, nil); err == nil {
+		t.Error("NewObject(nil): no error")
+	}
+	o, err := evaluator.NewObject("x.yaml", 1, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}})
+	if err != nil || o.Kind != "ConfigMap" || o.Namespace != "n" || o.Name != "c" || o.Value == nil {
+		t.Errorf("NewObject: %+v, %v", o, err)
+	}
+}
