@@ -106,14 +106,14 @@ leaf(g, path) := [object.union(flatten(e), {element_key: [{"path": sprintf("%s/l
 	is_array(g.list.elements)
 } else := [{"unknown_params": true, element_key: []}]
 
-cartesian(a, b) := [object.union(object.union(x, y), {element_key: array.concat(x[element_key], y[element_key])}) |
+cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_key], y[element_key])}]) |
 	some x in a
 	some y in b
 ]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
 # other generators that agree with it on every merge key.
-merged(sets, keys) := [object.union(object.union(base, object.union_n(overlays)), {element_key: elements}) |
+merged(sets, keys) := [object.union_n(layers) |
 	some base in sets[0]
 	overlays := [o |
 		some i, set in sets
@@ -125,6 +125,7 @@ merged(sets, keys) := [object.union(object.union(base, object.union_n(overlays))
 		}
 	]
 	elements := array.concat(base[element_key], [e | some o in overlays; some e in o[element_key]])
+	layers := [x | some part in [[base], overlays, [{element_key: elements}]]; some x in part]
 ]
 
 # flatten turns {"values": {"a": "b"}} into {"values": {...}, "values.a": "b"},

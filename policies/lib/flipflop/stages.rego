@@ -31,10 +31,13 @@ record(o) := {
 	base_vars := vars_of(o.obj, ctx)
 }
 
-vars_of(obj, ctx) := expr.resolve_vars(array.concat(
-	objects.array_at(obj, ["spec", "vars"]),
-	objects.array_at(obj, ["spec", "promotionTemplate", "spec", "vars"]),
-), {}, ctx)
+vars_of(obj, ctx) := expr.resolve_vars(
+	array.concat(
+		objects.array_at(obj, ["spec", "vars"]),
+		objects.array_at(obj, ["spec", "promotionTemplate", "spec", "vars"]),
+	),
+	{}, ctx,
+)
 
 # upstream lists the Stages a Stage takes Freight from (requestedFreight[].sources.stages),
 # as keys in the Stage's project.

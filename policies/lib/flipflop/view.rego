@@ -101,7 +101,9 @@ generator(a) := {
 	"paramsKnown": a.generator_params_known,
 	"params": a.generator.params,
 	"elements": a.generator.elements,
-} if a.appset != ""
+} if {
+	a.appset != ""
+}
 
 generator(a) := null if a.appset == ""
 
@@ -240,7 +242,9 @@ synced_by(a) := sort({k |
 	some [k, recurse, file] in object.get(app_dirs, d, set())
 	file != a.ref.file
 	reaches(j == n, recurse)
-}) if a.appset == ""
+}) if {
+	a.appset == ""
+}
 
 synced_by(a) := [] if a.appset != ""
 
