@@ -107,10 +107,8 @@ type Evaluator struct {
 	query    rego.PreparedEvalQuery
 	rules    []Rule
 
-	modelOnce sync.Once
-	model     rego.PreparedEvalQuery
-	both      rego.PreparedEvalQuery
-	modelErr  error
+	mu       sync.Mutex
+	prepared map[string]rego.PreparedEvalQuery
 }
 
 // Modules returns the embedded policy modules, test files excluded, parsed with
@@ -190,30 +188,34 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	return &Evaluator{compiler: compiler, store: store, strict: o.strict, query: pq, rules: rulesFrom(mods)}, nil
 }
 
-// The queries behind Model and Analyze: the model view, and findings and view
-// together, both under the settings (one with-scope, so the model is computed
-// once for both).
-const (
-	modelQuery = "model = " + ModelQuery + " with data.lib.flipflop.config.settings as data.flipflop_settings"
-	bothQuery  = `x = {"findings": data.flipflop.all_findings, "model": ` + ModelQuery + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
-)
+// prepared returns the query q prepared on the compiler New built, preparing
+// it on first use.
+func (e *Evaluator) prepare(ctx context.Context, q string) (rego.PreparedEvalQuery, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if pq, ok := e.prepared[q]; ok {
+		return pq, nil
+	}
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(q), rego.StrictBuiltinErrors(e.strict)).PrepareForEval(ctx)
+	if err != nil {
+		return pq, fmt.Errorf("preparing policy query %s: %w", q, err)
+	}
+	if e.prepared == nil {
+		e.prepared = map[string]rego.PreparedEvalQuery{}
+	}
+	e.prepared[q] = pq
+	return pq, nil
+}
 
-// prepareModel prepares the model queries once, on the compiler New built.
-func (e *Evaluator) prepareModel(ctx context.Context) error {
-	e.modelOnce.Do(func() {
-		prepare := func(q string) (rego.PreparedEvalQuery, error) {
-			pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(q), rego.StrictBuiltinErrors(e.strict)).PrepareForEval(ctx)
-			if err != nil {
-				return pq, fmt.Errorf("preparing policy query %s: %w", q, err)
-			}
-			return pq, nil
-		}
-		if e.model, e.modelErr = prepare(modelQuery); e.modelErr != nil {
-			return
-		}
-		e.both, e.modelErr = prepare(bothQuery)
-	})
-	return e.modelErr
+// modelQuery is the query behind Model: the model view under the settings.
+func modelQuery(o modelOptions) string {
+	return "model = " + o.view() + " with data.lib.flipflop.config.settings as data.flipflop_settings"
+}
+
+// analyzeQuery is the query behind Analyze: findings and the model view in
+// one with-scope, so the model is computed once for both.
+func analyzeQuery(o modelOptions) string {
+	return `x = {"findings": data.flipflop.all_findings, "model": ` + o.view() + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
 }
 
 // Rules lists every rule of the bundle, sorted by id.
@@ -317,17 +319,18 @@ func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error
 }
 
 // Analyze evaluates findings and the model together, in one evaluation: for
-// tools that need both (explain, graph, fix). The report is Evaluate's, the
-// model Model's.
-func (e *Evaluator) Analyze(ctx context.Context, objs []Object) (*Report, *Model, error) {
-	if err := e.prepareModel(ctx); err != nil {
+// tools that need both (explain, graph, fix, diagnose). The report is
+// Evaluate's, the model Model's with the same options.
+func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOption) (*Report, *Model, error) {
+	pq, err := e.prepare(ctx, analyzeQuery(modelOptionsOf(opts)))
+	if err != nil {
 		return nil, nil, err
 	}
 	in, err := input(objs)
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := e.both.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluating policies: %w", err)
 	}

@@ -8,8 +8,41 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// ModelQuery is the query behind Model.
-const ModelQuery = "data.lib.flipflop.view.estate"
+// ModelQuery is the model view Model returns; DetailedModelQuery the one it
+// returns with the Detailed option.
+const (
+	ModelQuery         = "data.lib.flipflop.view.estate"
+	DetailedModelQuery = "data.lib.flipflop.view.detailed"
+)
+
+// ModelOption tunes what Model and Analyze return.
+type ModelOption func(*modelOptions)
+
+type modelOptions struct{ detailed bool }
+
+func (o modelOptions) view() string {
+	if o.detailed {
+		return DetailedModelQuery
+	}
+	return ModelQuery
+}
+
+func modelOptionsOf(opts []ModelOption) modelOptions {
+	var o modelOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// Detailed makes the model also say what a tool that edits the estate needs:
+// every promotion step of every Stage (ModelStage.Steps), the steps that
+// commit and edit each write's work tree (Write.Commits, Write.Edits), the
+// source values the model cannot know (ModelSource.UnknownFields) and the
+// Applications that sync each written one (ModelApplication.SyncedBy).
+// Without it those fields are empty; computing them costs a second pass over
+// the Stages' steps.
+func Detailed() ModelOption { return func(o *modelOptions) { o.detailed = true } }
 
 // Pointer is what an Application source tracks, or what a Stage pushes to.
 type Pointer struct {
@@ -49,7 +82,8 @@ type ModelSource struct {
 	// generated one): path, helm, kustomize, directory, ...
 	Fields map[string]any `json:"fields"`
 	// UnknownFields are the JSON pointers (into Fields) of the values the
-	// model cannot know (an expression, an ApplicationSet parameter nobody can know).
+	// model cannot know (an expression, an ApplicationSet parameter nobody can
+	// know; with Detailed).
 	UnknownFields []string `json:"unknownFields"`
 	Pointer       Pointer  `json:"pointer"`
 }
@@ -100,7 +134,7 @@ type ModelApplication struct {
 	Generator *Generator `json:"generator"`
 	// SyncedBy are the written Applications whose source path is the
 	// directory this Application's file is in (app of apps): syncing them
-	// re-applies this Application's manifest.
+	// re-applies this Application's manifest (with Detailed).
 	SyncedBy []string `json:"syncedBy"`
 }
 
@@ -145,7 +179,8 @@ type ModelStage struct {
 	Name    string   `json:"name"`
 	// Upstream are the Stages it takes Freight from.
 	Upstream []string `json:"upstream"`
-	Steps    []Step   `json:"steps"`
+	// Steps are its promotion steps as Kargo runs them (with Detailed).
+	Steps []Step `json:"steps"`
 }
 
 // Pin is a Stage expecting an Application source at a revision of its choosing.
@@ -201,7 +236,7 @@ type Write struct {
 	// Commits are the ids of the git-commit steps that commit the work tree
 	// before the push (same steps list, between clone and push, same path);
 	// Edits the ids of the other steps that change files under it before the
-	// first commit.
+	// first commit (both with Detailed).
 	Commits []string `json:"commits"`
 	Edits   []string `json:"edits"`
 }
@@ -357,15 +392,16 @@ func (m *Model) WritesOf(f Finding) []Write {
 
 // Model evaluates the model over objs and returns it as plain data. Tools that
 // also need the findings call Analyze, which evaluates both at once.
-func (e *Evaluator) Model(ctx context.Context, objs []Object) (*Model, error) {
-	if err := e.prepareModel(ctx); err != nil {
+func (e *Evaluator) Model(ctx context.Context, objs []Object, opts ...ModelOption) (*Model, error) {
+	pq, err := e.prepare(ctx, modelQuery(modelOptionsOf(opts)))
+	if err != nil {
 		return nil, err
 	}
 	in, err := input(objs)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := e.model.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating the model: %w", err)
 	}

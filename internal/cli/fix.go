@@ -98,7 +98,7 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		}
 		return &IncompleteError{Count: len(loadErrs)}
 	}
-	report, model, err := ev.Analyze(ctx, objs)
+	report, model, err := ev.Analyze(ctx, objs, evaluator.Detailed())
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func planFor(t *testing.T, dir string, paths ...string) (*Plan, *evaluator.Repor
 	if len(errs) > 0 {
 		t.Fatalf("load: %v", errs)
 	}
-	report, model, err := e.Analyze(ctx, objs)
+	report, model, err := e.Analyze(ctx, objs, evaluator.Detailed())
 	if err != nil {
 		t.Fatal(err)
 	}

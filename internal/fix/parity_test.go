@@ -47,7 +47,7 @@ func TestModelLocationsLeadToTheirNodes(t *testing.T) {
 		rel, _ := filepath.Rel(repoRoot, dir)
 		t.Run(rel, func(t *testing.T) {
 			objs, _ := (&evaluator.Loader{}).Load([]string{dir})
-			_, m, err := ev.Analyze(context.Background(), objs)
+			_, m, err := ev.Analyze(context.Background(), objs, evaluator.Detailed())
 			if err != nil {
 				t.Fatal(err)
 			}

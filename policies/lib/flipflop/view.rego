@@ -22,20 +22,37 @@ import data.lib.flipflop.expr
 import data.lib.flipflop.model
 import data.lib.flipflop.stages
 
+# estate is the model for drawing and explaining it: Stages, Applications,
+# pins and writes.
 estate := {
-	"stages": [stage(i, r) | some i, r in stages.records],
+	"stages": [stage(r) | some r in stages.records],
 	"applications": [app(a) | some a in apps.records],
 	"pins": [pin(p) | some p in model.pins],
 	"writes": [write(w) | some w in model.writers],
 }
 
-stage(i, r) := {
+# detailed is estate with what a tool that edits the estate needs besides:
+# every promotion step of every Stage (resolved), the steps that commit and
+# edit each write's work tree, the values of each source the model cannot
+# know, and the Applications that sync each written Application (app of apps).
+detailed := {
+	"stages": [object.union(stage(r), {"steps": [step(s) | some s in stages.all_steps(i)]}) | some i, r in stages.records],
+	"applications": [object.union(app(a), {"sources": [detailed_source(s) | some s in x.sources], "syncedBy": synced_by(a)}) |
+		some a in apps.records
+		x := app(a)
+	],
+	"pins": estate.pins,
+	"writes": [object.union(write(w), {"commits": [c.id | some c in commits(w)], "edits": [e.id | some e in edits(w)]}) |
+		some w in model.writers
+	],
+}
+
+stage(r) := {
 	"key": r.key,
 	"ref": r.ref,
 	"project": r.project,
 	"name": r.name,
 	"upstream": r.upstream,
-	"steps": [step(s) | some s in stages.all_steps(i)],
 }
 
 step(s) := {
@@ -79,7 +96,6 @@ app(a) := {
 	"destinationNamespace": a.destination_namespace,
 	"sources": [source(a, s) | some s in a.sources],
 	"generator": generator(a),
-	"syncedBy": synced_by(a),
 }
 
 # holder is the object an Application's spec is written in: the Application, or
@@ -115,13 +131,16 @@ source(a, s) := {
 	"chart": s.chart,
 	"hydrator": s.hydrator,
 	"fields": s.fields,
-	"unknownFields": sort([json_pointer(path) |
-		walk(s.fields, [path, v])
-		is_string(v)
-		not expr.known(v)
-	]),
 	"pointer": pointer(model.pointer(s.repo_id, s.repo_known, s.rev)),
 }
+
+# detailed_source adds to a source (as app renders it) the JSON pointers of
+# its fields' values the model cannot know.
+detailed_source(s) := object.union(s, {"unknownFields": sort([json_pointer(path) |
+	walk(s.fields, [path, v])
+	is_string(v)
+	not expr.known(v)
+])})
 
 # source_path is the JSON pointer of a source in its holder.
 source_path(a, s) := concat("", [a.generator.template_path, s.path]) if a.appset != ""
@@ -172,8 +191,6 @@ write(w) := {
 	"checkout": w.checkout,
 	"workTree": w.work_tree,
 	"path": w.path,
-	"commits": [c.id | some c in commits(w)],
-	"edits": [e.id | some e in edits(w)],
 }
 
 # ---------------------------------------------------------------------------
