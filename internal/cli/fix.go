@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/fix"
 )
 
@@ -42,8 +41,8 @@ a work tree, to the current directory), so that
 
 applies it, or with -o yaml the patched documents. Notes and warnings go to standard error.
 
-Exit codes: 0 a preview was printed, 1 nothing to fix, 2 a usage error or an input that
-could not be read.
+Exit codes: 0 a preview was printed, 1 nothing to fix, 2 a usage error, an input that
+could not be read, or no Kargo Stage and no Argo CD Application among the inputs.
 
 Flags:
 %s`
@@ -69,39 +68,19 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	if !slices.Contains(fixFormats, format) {
 		return usagef("unknown output format %q for fix (want %s)", format, joinOr(fixFormats))
 	}
-	if in.cluster.enabled() {
-		return usagef("fix patches files: --cluster cannot be used with fix")
-	}
 	if slices.Contains(paths, "-") {
 		return usagef("fix patches files: standard input (-) cannot be used with fix")
 	}
-	if err := in.validate(paths); err != nil {
-		return err
-	}
-	settings, err := in.settings()
+	l, err := in.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return err
-	}
-	objs, loadErrs, err := in.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
-	if len(loadErrs) > 0 {
+	if len(l.errs) > 0 {
 		// A patch computed from part of the estate could be wrong: print none.
-		for _, e := range loadErrs {
-			fmt.Fprintf(stdio.Err, "flipflop: %s\n", e)
-		}
-		return &IncompleteError{Count: len(loadErrs)}
+		return loadErrors(l.errs, stdio.Err)
 	}
-	report, err := ev.Evaluate(ctx, objs)
-	if err != nil {
-		return err
-	}
-	model, err := ev.Model(ctx, objs)
+	objs := l.objs
+	model, report, err := l.modelAndReport(ctx)
 	if err != nil {
 		return err
 	}
