@@ -105,10 +105,7 @@ func newExcluder(l *Loader) (*excluder, []LoadError) {
 // the working directory also apply relative to a path outside it. It returns
 // whether the path itself is excluded, and the errors found.
 func (x *excluder) root(p string, dir bool) (bool, []loadTask) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return false, nil
-	}
+	abs := x.abs(p)
 	var tasks []loadTask
 	if inside(x.cwd, abs) {
 		for d := filepath.Dir(abs); inside(x.cwd, d) || d == x.cwd; d = filepath.Dir(d) {
@@ -136,11 +133,7 @@ func (x *excluder) root(p string, dir bool) (bool, []loadTask) {
 // skip reports whether a path met in a directory walk is excluded (its
 // parent directories were decided on the way down), and records it.
 func (x *excluder) skip(path string, dir bool) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	pat, ex := x.set.Decide(abs, dir)
+	pat, ex := x.set.Decide(x.abs(path), dir)
 	if ex {
 		x.record(path, dir, pat)
 	}
@@ -149,11 +142,16 @@ func (x *excluder) skip(path string, dir bool) bool {
 
 // enter reads the ignore file of a directory the walk enters.
 func (x *excluder) enter(dir string) []loadTask {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
+	return x.enterAbs(x.abs(dir), dir)
+}
+
+// abs is path made absolute against the working directory read once (not a
+// system call per file, as filepath.Abs makes).
+func (x *excluder) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
 	}
-	return x.enterAbs(abs, dir)
+	return filepath.Join(x.cwd, path)
 }
 
 // enterAbs reads the ignore file of directory abs once; shownDir is how the
