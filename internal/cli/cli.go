@@ -26,7 +26,7 @@ Usage:
   flipflop explain RULE            print a rule's documentation (why it breaks, fixes, waivers)
   flipflop explain [flags] PATH... replay each shared-branch contradiction as a promotion timeline
   flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot); contradictions in red
-  flipflop fix [flags] PATH...     preview the ways out of the findings as a patch of the files
+  flipflop fix [flags] PATH...     preview the ways out of the findings as a patch (--way W --apply writes it)
   flipflop rules                   list the rules
   flipflop export TARGET DIR|-     write the policies for conftest, Gatekeeper or as an OPA bundle
   flipflop version                 print the version, commit and build (also: flipflop --version)
