@@ -443,6 +443,7 @@ test_unknown_repository_or_revision_is_no_pointer if {
 
 test_describe if {
 	model.describe(pointer_named("a")) == "github.com/acme/deploy @ main" with input as revs("main", [])
+
 	# HEAD is named by the branch it stands for, as an explicit branch is: one pointer, one name
 	model.describe(pointer_named("a")) == "github.com/acme/deploy @ main" with input as revs("HEAD", [app("b", "main", "")])
 	model.describe(pointer_named("a")) == "github.com/acme/deploy @ trunk" with input as revs("HEAD", []) with data.lib.flipflop.config.settings as {"default_branch": "trunk"}
