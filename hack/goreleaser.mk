@@ -24,11 +24,14 @@ $(GORELEASER): $(GORELEASER_CACHED)
 	@mkdir -p $(dir $@)
 	ln -sf $(GORELEASER_CACHED) $@
 
-.PHONY: goreleaser release-check release-snapshot
+.PHONY: goreleaser release-check release-test release-snapshot
 goreleaser: $(GORELEASER) ## build GoReleaser (hack/goreleaser) into .bin
 
 release-check: $(GORELEASER) ## validate .goreleaser.yaml (goreleaser check)
 	$(GORELEASER) check
+
+release-test: $(GORELEASER) build ## the release tests with a snapshot build of this host's target (compiles with the release's flags)
+	FLIPFLOP_RELEASE_SNAPSHOT=1 FLIPFLOP_BIN=$(BIN)/flipflop GORELEASER_BIN=$(GORELEASER) go test -count=1 -run 'Goreleaser|Release' ./tests/
 
 release-snapshot: $(GORELEASER) ## every release archive and checksums.txt into dist/, nothing published (cross-compiles 5 targets)
 	$(GORELEASER) release --snapshot --clean --skip=publish,ko,sbom
