@@ -218,6 +218,41 @@ func analyzeQuery(o modelOptions) string {
 	return `x = {"findings": data.flipflop.all_findings, "model": ` + o.view() + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
 }
 
+// KindsQuery counts the objects the model reads, by kind.
+const KindsQuery = "{k: count(v) | some k, v in data.lib.flipflop.objects.by_kind}"
+
+// Kinds counts, by kind, the objects of objs that the model reads (Kargo
+// Stages, PromotionTasks and ClusterPromotionTasks, Argo CD Applications and
+// ApplicationSets of the right API groups); every kind is present, zeros
+// included. A caller uses it to tell an input that holds nothing to check.
+func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, error) {
+	pq, err := e.prepare(ctx, "kinds = "+KindsQuery)
+	if err != nil {
+		return nil, err
+	}
+	in, err := input(objs)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	if err != nil {
+		return nil, fmt.Errorf("counting objects: %w", err)
+	}
+	v := binding(rs, "kinds")
+	if v == nil {
+		return nil, fmt.Errorf("counting objects: %s is undefined", KindsQuery)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var kinds map[string]int
+	if err := json.Unmarshal(raw, &kinds); err != nil {
+		return nil, fmt.Errorf("counting objects: %w", err)
+	}
+	return kinds, nil
+}
+
 // Rules lists every rule of the bundle, sorted by id.
 func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
 

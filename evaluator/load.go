@@ -37,6 +37,15 @@ type Loader struct {
 	// point to outside the directory given; by default such links are reported
 	// as errors and not read. Links to directories are never followed.
 	FollowSymlinks bool
+	// Exclude lists patterns of paths not to read (see Exclude); they win over
+	// the ignore files' patterns, and a later one over an earlier one.
+	Exclude []Exclude
+	// IgnoreFile names the per-directory ignore file (DefaultIgnoreFile) whose
+	// patterns, in the same syntax and relative to its directory, exclude paths
+	// under that directory, as .gitignore files do; "" reads none. The files of
+	// the directories a walk enters are read, and those of the directories
+	// between the working directory and each path given.
+	IgnoreFile string
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -70,10 +79,21 @@ type loadResult struct {
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
 func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+	r := l.LoadAll(paths)
+	return r.Objects, r.Errors
+}
+
+// LoadAll is Load that also reports the paths that Exclude and IgnoreFile
+// left unread (an excluded directory is reported once, not its files).
+func (l *Loader) LoadAll(paths []string) Loaded {
 	if l == nil {
 		l = &Loader{}
 	}
 	var tasks []loadTask
+	ex, exErrs := newExcluder(l)
+	for i := range exErrs {
+		tasks = append(tasks, loadTask{err: &exErrs[i]})
+	}
 	stdinSeen := false
 	for _, p := range paths {
 		if p == "-" {
@@ -83,7 +103,7 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -105,13 +125,15 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 	}
 	wg.Wait()
 
-	var objects []Object
-	var errs []LoadError
+	var out Loaded
 	for _, r := range results {
-		objects = append(objects, r.objects...)
-		errs = append(errs, r.errors...)
+		out.Objects = append(out.Objects, r.objects...)
+		out.Errors = append(out.Errors, r.errors...)
 	}
-	return objects, errs
+	if ex != nil {
+		out.Excluded = ex.excluded
+	}
+	return out
 }
 
 // run reads and decodes one task.
@@ -150,15 +172,22 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
 		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: fsErrorMessage(err)}})
 	}
+	if ex != nil {
+		excluded, errs := ex.root(p, fi.IsDir())
+		tasks = append(tasks, errs...)
+		if excluded {
+			return tasks
+		}
+	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p, follow)
+		return walkLoadTasks(tasks, p, follow, ex)
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
@@ -167,7 +196,7 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
 }
 
 // walkLoadTasks appends the tasks for the manifest files under root.
-func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
+func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder) []loadTask {
 	walkRoot := root
 	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -191,9 +220,18 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
 			if path != walkRoot && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if ex != nil {
+				if path != walkRoot && ex.skip(path, true) {
+					return filepath.SkipDir // not read at all
+				}
+				tasks = append(tasks, ex.enter(path)...)
+			}
 			return nil
 		}
 		if !isManifestName(name) {
+			return nil
+		}
+		if ex != nil && ex.skip(path, false) {
 			return nil
 		}
 		shown := filepath.ToSlash(path)

@@ -115,18 +115,21 @@ func build(m *evaluator.Model, fs []evaluator.Finding, depth map[string]int) (Ti
 	pins := map[string][]evaluator.Pin{}
 	seenPin := map[string]bool{}
 	writes := map[string]bool{}
+	assumed := false
 	for _, f := range fs {
 		for _, p := range m.PinsOf(f) {
 			if !seenPin[p.ID] {
 				seenPin[p.ID] = true
 				pins[p.Stage] = append(pins[p.Stage], p)
 				t.Pointer = p.Pointer
+				assumed = assumed || p.Pointer.Assumed
 			}
 		}
 		for _, w := range m.WritesOf(f) {
 			writes[w.Stage] = true
 		}
 	}
+	t.Pointer.Assumed = assumed // some pinned Application tracks HEAD, taken to be this branch
 	if len(pins) == 0 {
 		return t, false
 	}
