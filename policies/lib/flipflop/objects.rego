@@ -33,6 +33,7 @@ read_kinds := {
 	"Stage": "kargo.akuity.io/",
 	"PromotionTask": "kargo.akuity.io/",
 	"ClusterPromotionTask": "kargo.akuity.io/",
+	"Warehouse": "kargo.akuity.io/",
 }
 
 read(doc) if {
@@ -70,6 +71,8 @@ stages := by_kind.Stage
 promotion_tasks := by_kind.PromotionTask
 
 cluster_promotion_tasks := by_kind.ClusterPromotionTask
+
+warehouses := by_kind.Warehouse
 
 # value_at reads a path from an object, returning def when it is absent or null.
 value_at(obj, path, def) := v if {

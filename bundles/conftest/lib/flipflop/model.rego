@@ -10,6 +10,7 @@ package lib.flipflop.model
 import data.lib.flipflop.apps
 import data.lib.flipflop.config
 import data.lib.flipflop.expr
+import data.lib.flipflop.legacy
 import data.lib.flipflop.objects
 import data.lib.flipflop.repo
 import data.lib.flipflop.revision
@@ -148,6 +149,24 @@ targets(s, env, entry, name, ns) := [] if {
 	apps.selector_matches(sel, a.labels)
 ]
 
+# namesakes lists the Applications named name (written, generated, or generated
+# under a name pattern that matches it) in namespaces other than ns: where an
+# argocd-update entry that finds nothing in ns may have meant to look.
+namesakes(name, ns) := array.concat(
+	[a | some a in object.get(apps_by_name, name, []); a.namespace != ns],
+	[instance(a, name) |
+		some a in apps.patterns
+		a.namespace != ns
+		replace(a.name_pattern, "*", "") != ""
+		glob.match(a.name_pattern, null, name)
+	],
+)
+
+apps_by_name := {n: group |
+	some n in {a.name | some a in apps.records; a.name_known}
+	group := [a | some a in apps.records; a.name_known; a.name == n]
+}
+
 # selector substitutes ctx and vars into a label selector's values, as Kargo does
 # (selectors may use ctx and vars).
 selector(env, sel) := {
@@ -219,11 +238,14 @@ desired_class(d) := "literal" if {
 	regex.match(`(commitFrom|chartFrom|imageFrom)\(`, d)
 } else := "expression"
 
-# pins lists every (Stage, Application source) a Stage pins. Kargo picks the
-# desired revision for a source by exact string equality of repoURL and chart, so
-# that is what is matched here; selector matches that do not authorize the Stage
-# are skipped, as Kargo skips them.
-pins := [p |
+# pins lists every (Stage, Application source) a Stage pins: argocd-update
+# steps, and the revision checks of legacy argoCDAppUpdates.
+pins := array.concat(step_pins, legacy_pins)
+
+# step_pins: argocd-update's pins. Kargo picks the desired revision for a source
+# by exact string equality of repoURL and chart, so that is what is matched here;
+# selector matches that do not authorize the Stage are skipped, as Kargo skips them.
+step_pins := [p |
 	some u in updates
 	some t in u.targets
 	pinnable(u, t)
@@ -245,6 +267,31 @@ pins := [p |
 		"desired_class": desired_class(d),
 		"exact": t.via == "name",
 		"legacy_field": object.get(e, "desiredCommitFromStep", "") != "",
+	}
+]
+
+# legacy_updates lists the argoCDAppUpdates entries of legacy Stages like
+# updates (they name Applications, never select them).
+legacy_updates := [object.union(u, {"selector": false, "targets": targets(u.stage, u.step.env, {}, u.name, u.namespace)}) |
+	some u in legacy.updates
+]
+
+# legacy_pins: Kargo v0.x checks an Application an argoCDAppUpdates entry names
+# against the Freight's commit of its repository (see lib.flipflop.legacy).
+legacy_pins := [p |
+	some u in legacy_updates
+	some t in u.targets
+	some c in legacy.checks(u, t.app)
+	p := {
+		"stage": u.stage,
+		"step": u.step,
+		"app": t.app,
+		"source": c.source,
+		"pointer": pointer(c.source.repo_id, c.source.repo_known, c.source.rev),
+		"desired": c.desired,
+		"desired_class": c.desired_class,
+		"exact": t.via == "name",
+		"legacy_field": true,
 	}
 ]
 
@@ -434,4 +481,12 @@ writers_by_stage := {k: group |
 
 # unknown_writes lists the Stages some of whose pushes land on a repository or
 # branch the model cannot know.
-unknown_writes := {w.stage.key | some w in writers; not w.pointer.known}
+unknown_writes := {w.stage.key | some w in writers; not w.pointer.known} | unknown_steps
+
+# unknown_steps lists the Stages with a task step whose PromotionTask no input
+# defines: what those steps push and pin is unknown, not absent.
+unknown_steps := {s.key |
+	some s in stages.records
+	some step in s.steps
+	step.task_resolved == false
+}
