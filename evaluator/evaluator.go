@@ -217,16 +217,21 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 }
 
 // Input builds the policy input from objects: conftest's combined shape
-// [{path, line, contents}], converted to an AST value once.
+// [{path, line, contents}] (plus renderedBy for rendered objects), converted
+// to an AST value once.
 func Input(objs []Object) ast.Value {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
 		o := &objs[i]
-		terms = append(terms, ast.ObjectTerm(
+		items := [][2]*ast.Term{
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
 			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
 			ast.Item(ast.StringTerm("contents"), ast.NewTerm(o.Value)),
-		))
+		}
+		if o.RenderedBy != "" {
+			items = append(items, ast.Item(ast.StringTerm("renderedBy"), ast.StringTerm(o.RenderedBy)))
+		}
+		terms = append(terms, ast.ObjectTerm(items...))
 	}
 	return ast.NewArray(terms...)
 }

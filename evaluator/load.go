@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ type Loader struct {
 	// point to outside the directory given; by default such links are reported
 	// as errors and not read. Links to directories are never followed.
 	FollowSymlinks bool
+	// Renderer reads Helm charts and kustomizations found in directories (see
+	// LoadRendered); nil reads every directory as plain YAML.
+	Renderer Renderer
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -53,11 +57,13 @@ type loadTask struct {
 	shown string // path reported in Objects and LoadErrors (slash-separated)
 	stdin bool
 	err   *LoadError
+	mode  string // a directory to render in this mode (Renderer.Claim)
 }
 
 type loadResult struct {
-	objects []Object
-	errors  []LoadError
+	objects  []Object
+	errors   []LoadError
+	rendered *Rendered
 }
 
 // Load reads every path and returns the objects in a deterministic order
@@ -70,9 +76,25 @@ type loadResult struct {
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
 func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+	objs, errs, _ := l.LoadRendered(paths)
+	return objs, errs
+}
+
+// LoadRendered is Load that also renders, with Loader.Renderer, the Helm
+// charts and kustomizations it finds, and says which directories it rendered
+// and how.
+//
+// A directory the Renderer claims is read whole by it: a chart's files are
+// never read as plain YAML; a kustomization's files are read only through
+// kustomize (the files under its directory that no kustomization reads are
+// listed in RenderedRoot.NotListed, not read), and a kustomization another one
+// reads as a base is counted once, in the one that reads it. A file named
+// kustomization.yaml or Chart.yaml given explicitly stands for its directory.
+func (l *Loader) LoadRendered(paths []string) ([]Object, []LoadError, []RenderedRoot) {
 	if l == nil {
 		l = &Loader{}
 	}
+	rw := &renderWalk{renderer: l.Renderer}
 	var tasks []loadTask
 	stdinSeen := false
 	for _, p := range paths {
@@ -83,7 +105,7 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, rw)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -105,19 +127,39 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 	}
 	wg.Wait()
 
+	var renders []renderResult
+	for i, r := range results {
+		if r.rendered != nil {
+			renders = append(renders, renderResult{dir: tasks[i].path, mode: tasks[i].mode, out: *r.rendered})
+		}
+	}
+	roots, dropped := settleRenders(renders, rw.owned)
 	var objects []Object
 	var errs []LoadError
+	ri := 0
 	for _, r := range results {
+		if r.rendered != nil {
+			if !dropped[ri] {
+				objects = append(objects, r.rendered.Objects...)
+				errs = append(errs, r.rendered.Errors...)
+			}
+			ri++
+			continue
+		}
 		objects = append(objects, r.objects...)
 		errs = append(errs, r.errors...)
 	}
-	return objects, errs
+	return objects, errs, roots
 }
 
 // run reads and decodes one task.
 func (l *Loader) run(t loadTask) loadResult {
 	if t.err != nil {
 		return loadResult{errors: []LoadError{*t.err}}
+	}
+	if t.mode != "" {
+		out := l.Renderer.Render(t.path, t.shown, t.mode)
+		return loadResult{rendered: &out}
 	}
 	var data []byte
 	var err *LoadError
@@ -150,7 +192,7 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool, rw *renderWalk) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
@@ -158,7 +200,14 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
 	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p, follow)
+		return walkLoadTasks(tasks, p, follow, rw)
+	case fi.Mode().IsRegular() && rw.renderer != nil && isRenderFile(p):
+		// A kustomization.yaml or Chart.yaml stands for its directory.
+		dir := filepath.Dir(p)
+		if mode := rw.renderer.Claim(dir); mode != "" {
+			return append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
+		}
+		return append(tasks, loadTask{path: p, shown: shown})
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
@@ -166,8 +215,9 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
 	}
 }
 
-// walkLoadTasks appends the tasks for the manifest files under root.
-func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
+// walkLoadTasks appends the tasks for the manifest files under root, and for
+// the directories rw's renderer claims.
+func walkLoadTasks(tasks []loadTask, root string, follow bool, rw *renderWalk) []loadTask {
 	walkRoot := root
 	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -191,10 +241,20 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
 			if path != walkRoot && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if mode, skip := rw.enter(path); mode != "" {
+				dir := strings.TrimSuffix(path, string(filepath.Separator))
+				tasks = append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
+				if skip {
+					return filepath.SkipDir
+				}
+			}
 			return nil
 		}
 		if !isManifestName(name) {
 			return nil
+		}
+		if rw.owner(path) != "" {
+			return nil // read through kustomize only
 		}
 		shown := filepath.ToSlash(path)
 		mode := d.Type()
@@ -234,6 +294,13 @@ func insideRoot(path, realRoot string, rootErr error) bool {
 	}
 	rel, err := filepath.Rel(realRoot, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// isRenderFile reports whether a file given explicitly names a directory to
+// render: a kustomization file or a Chart.yaml.
+func isRenderFile(p string) bool {
+	base := filepath.Base(p)
+	return base == "Chart.yaml" || slices.Contains(kustomizationNames, base)
 }
 
 // isManifestName reports whether a file found in a directory walk is read.

@@ -18,6 +18,14 @@ type Object struct {
 	APIVersion, Kind, Namespace, Name string
 	// Value is the decoded object (an ast.Object), converted once at load time.
 	Value ast.Value
+	// Rendered is how the object was produced when it is not written in Path
+	// as it stands: ModeHelm (Path is the template it was rendered from) or
+	// ModeKustomize (Path is the file kustomize read it from, before the
+	// kustomization's patches and transformers). Empty for plain YAML.
+	Rendered string
+	// RenderedBy names what rendered the object, for findings:
+	// "helm chart <dir>" or "kustomize <dir>". Empty for plain YAML.
+	RenderedBy string
 }
 
 // LoadError reports input that could not be read or decoded. Every other

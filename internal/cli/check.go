@@ -48,7 +48,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	fs, f := newCheckFlags("check")
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster.\n\n%s\nFlags:\n%s", readHelp, fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -67,6 +67,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	report.Errors = append(report.Errors, in.errs...)
+	report.Rendered = in.rendered
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: Version}); err != nil {
 		return err
 	}

@@ -41,15 +41,24 @@ read(doc) if {
 	startswith(doc.apiVersion, read_kinds[doc.kind])
 }
 
-# ref names an object in findings: apiVersion, kind, namespace, name, file and line.
-ref(obj, entry) := {
-	"apiVersion": obj.apiVersion,
-	"kind": obj.kind,
-	"namespace": str(obj, ["metadata", "namespace"]),
-	"name": str(obj, ["metadata", "name"]),
-	"file": str(entry, ["path"]),
-	"line": object.get(entry, "line", 0),
-}
+# ref names an object in findings: apiVersion, kind, namespace, name, file and
+# line (and renderedBy, for an object a Helm chart or kustomization rendered).
+ref(obj, entry) := object.union(
+	{
+		"apiVersion": obj.apiVersion,
+		"kind": obj.kind,
+		"namespace": str(obj, ["metadata", "namespace"]),
+		"name": str(obj, ["metadata", "name"]),
+		"file": str(entry, ["path"]),
+		"line": object.get(entry, "line", 0),
+	},
+	rendered_by(entry),
+)
+
+rendered_by(entry) := {"renderedBy": entry.renderedBy} if {
+	is_string(entry.renderedBy)
+	entry.renderedBy != ""
+} else := {}
 
 str(obj, path) := v if {
 	v := object.get(obj, path, "")
