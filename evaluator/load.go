@@ -450,7 +450,9 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // sequence, yields its items instead (items of a FooList that have no kind
 // get kind Foo and the list's apiVersion, as the API server omits them).
 // Documents that are empty, comments, scalars, sequences or mappings without
-// kind are skipped. Line numbers are 1-based and absolute in the file. A
+// kind are skipped. A mapping key repeated in a document keeps its last
+// value, as Kubernetes' and Argo CD's decoders do, and is recorded in
+// Object.Duplicates. Line numbers are 1-based and absolute in the file. A
 // document yaml.v3 cannot parse is reported at the line yaml.v3 names
 // (scanner errors point at the offending line, parser errors such as "did
 // not find expected key" at the start of the enclosing collection) or, when
@@ -598,7 +600,8 @@ func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *i
 	if root.Kind != yaml.MappingNode || !mayHaveKind(root) {
 		return nil, nil
 	}
-	c := yamlConverter{lineOffset: offset, fileAliasValues: fileAliasValues}
+	var dups []DuplicateKey
+	c := yamlConverter{lineOffset: offset, fileAliasValues: fileAliasValues, duplicates: &dups}
 	t, err := c.term(root)
 	if err != nil {
 		line, msg := 0, err.Error()
@@ -620,9 +623,9 @@ func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *i
 		return nil, nil
 	}
 	if items, ok := listItems(obj, kind); ok {
-		return listObjects(path, root, obj, kind, items, offset), nil
+		return withDuplicates(listObjects(path, root, obj, kind, items, offset), dups), nil
 	}
-	return []Object{newObject(path, offset+firstKeyLine(root), obj)}, nil
+	return withDuplicates([]Object{newObject(path, offset+firstKeyLine(root), obj)}, dups), nil
 }
 
 // mayHaveKind reports whether a mapping has a "kind" key or a merge key

@@ -23,6 +23,9 @@ type Object struct {
 	// ModeKustomize (Path is the file kustomize read it from, before the
 	// kustomization's patches and transformers). Empty for plain YAML.
 	Rendered string
+	// Duplicates lists the mapping keys the object's document repeats: the
+	// last value was kept, as Kubernetes does (the duplicate-key rule warns).
+	Duplicates []DuplicateKey
 	// RenderedBy names what rendered the object, for findings:
 	// "helm chart <dir>" or "kustomize <dir>". Empty for plain YAML.
 	RenderedBy string
@@ -42,4 +45,23 @@ func (e LoadError) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Message)
 	}
 	return fmt.Sprintf("%s: %s", e.Path, e.Message)
+}
+
+// withDuplicates gives each object the repeated keys of its document: for the
+// items of a List, those at or after the item's first line and before the
+// next item's.
+func withDuplicates(objs []Object, dups []DuplicateKey) []Object {
+	if len(dups) == 0 {
+		return objs
+	}
+	for _, d := range dups {
+		owner := 0
+		for i, o := range objs {
+			if o.Line <= d.Line {
+				owner = i
+			}
+		}
+		objs[owner].Duplicates = append(objs[owner].Duplicates, d)
+	}
+	return objs
 }
