@@ -70,8 +70,9 @@ type response struct {
 	size, maxOutput int64
 }
 
+// fail records an error; a message over several lines (Helm's) is put on one.
 func (r *response) fail(file string, line int, msg string) {
-	r.Errors = append(r.Errors, evaluator.LoadError{Path: file, Line: line, Message: msg})
+	r.Errors = append(r.Errors, evaluator.LoadError{Path: file, Line: line, Message: strings.Join(strings.Fields(msg), " ")})
 }
 
 // grow counts rendered bytes against the output limit.
