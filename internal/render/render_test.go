@@ -252,7 +252,7 @@ func TestHelmLimits(t *testing.T) {
 	dir = t.TempDir()
 	write(t, dir, map[string]string{
 		"Chart.yaml":          chartYAML,
-		"templates/bomb.yaml": "{{- range until 1000 }}{{ \"x\" | repeat 10000000 }}{{- end }}\n",
+		"templates/bomb.yaml": "{{- range until 1000 }}{{ \"x\" | repeat 400000000 }}{{- end }}\n",
 	})
 	out = renderDir(t, &Renderer{Memory: 256 << 20}, dir)
 	wantError(t, out, "", "memory")
