@@ -59,6 +59,7 @@ test_two_legacy_stages_on_main_flip_flop if {
 	])
 	some finding in shared_branch_contradiction.report with input as estate
 	finding.details.stages == ["acme/dev", "acme/qa"]
+	contains(finding.message, "(acme/dev, acme/qa: Kargo <= 0.8 promotionMechanisms, where Kargo checks the Application against the Freight's commit")
 }
 
 test_warehouse_without_the_repository_pins_nothing if {

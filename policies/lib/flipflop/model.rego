@@ -10,7 +10,6 @@ package lib.flipflop.model
 import data.lib.flipflop.apps
 import data.lib.flipflop.config
 import data.lib.flipflop.expr
-import data.lib.flipflop.legacy
 import data.lib.flipflop.objects
 import data.lib.flipflop.repo
 import data.lib.flipflop.revision
@@ -267,31 +266,6 @@ step_pins := [p |
 		"desired_class": desired_class(d),
 		"exact": t.via == "name",
 		"legacy_field": object.get(e, "desiredCommitFromStep", "") != "",
-	}
-]
-
-# legacy_updates lists the argoCDAppUpdates entries of legacy Stages like
-# updates (they name Applications, never select them).
-legacy_updates := [object.union(u, {"selector": false, "targets": targets(u.stage, u.step.env, {}, u.name, u.namespace)}) |
-	some u in legacy.updates
-]
-
-# legacy_pins: Kargo v0.x checks an Application an argoCDAppUpdates entry names
-# against the Freight's commit of its repository (see lib.flipflop.legacy).
-legacy_pins := [p |
-	some u in legacy_updates
-	some t in u.targets
-	some c in legacy.checks(u, t.app)
-	p := {
-		"stage": u.stage,
-		"step": u.step,
-		"app": t.app,
-		"source": c.source,
-		"pointer": pointer(c.source.repo_id, c.source.repo_known, c.source.rev),
-		"desired": c.desired,
-		"desired_class": c.desired_class,
-		"exact": t.via == "name",
-		"legacy_field": true,
 	}
 ]
 
