@@ -241,6 +241,11 @@ func (in *inputFlags) loadRendered(ctx context.Context, paths []string, stdio IO
 			loader.Renderer = r
 		}
 		objs, errs, rendered = loader.LoadRendered(paths)
+		for i := range rendered {
+			for j, f := range rendered[i].NotListed {
+				rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
+			}
+		}
 	}
 	if in.cluster.enabled() {
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)

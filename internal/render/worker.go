@@ -149,8 +149,11 @@ func limitMemory(limit int64) {
 	}()
 }
 
-// sanitize makes a value read from input safe to print: control characters,
-// and the Unicode controls that reorder or hide text, are escaped.
+// Sanitize makes a value read from input (a file name, a message quoting a
+// template) safe to print: control characters, and the Unicode controls that
+// reorder or hide text, are escaped.
+func Sanitize(s string) string { return sanitize(s) }
+
 func sanitize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
