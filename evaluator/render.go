@@ -175,12 +175,10 @@ func realPath(p string) string {
 // component) is counted there only; files under a kustomization that no
 // kustomization read are listed as not part of the estate.
 func settleRenders(results []renderResult, owned map[string][]string) ([]RenderedRoot, map[int]bool) {
-	read := map[string]string{} // real path -> shown root that read it
-	for _, r := range results {
+	read := map[string][]int{} // real path -> the results that read it
+	for i, r := range results {
 		for _, p := range r.out.Read {
-			if _, ok := read[p]; !ok {
-				read[p] = r.out.Root.Path
-			}
+			read[p] = append(read[p], i)
 		}
 	}
 	dropped := map[int]bool{}
@@ -190,15 +188,14 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]Rendere
 		if r.mode == ModeKustomize {
 			if k := KustomizationFile(r.dir); k != "" {
 				// Read by another root (a root always reads its own file).
-				for _, o := range results {
+				for _, j := range read[realPath(k)] {
+					o := results[j]
 					if o.dir == r.dir || o.mode != ModeKustomize || o.out.Root.Failed {
 						continue
 					}
-					if slices.Contains(o.out.Read, realPath(k)) {
-						root.BaseOf = o.out.Root.Path
-						dropped[i] = true
-						break
-					}
+					root.BaseOf = o.out.Root.Path
+					dropped[i] = true
+					break
 				}
 			}
 			for _, f := range owned[r.dir] {
