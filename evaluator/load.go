@@ -38,8 +38,17 @@ type Loader struct {
 	// point to outside the directory given; by default such links are reported
 	// as errors and not read. Links to directories are never followed.
 	FollowSymlinks bool
-	// Renderer reads Helm charts and kustomizations found in directories (see
-	// LoadRendered); nil reads every directory as plain YAML.
+	// Exclude lists patterns of paths not to read (see Exclude); they win over
+	// the ignore files' patterns, and a later one over an earlier one.
+	Exclude []Exclude
+	// IgnoreFile names the per-directory ignore file (DefaultIgnoreFile) whose
+	// patterns, in the same syntax and relative to its directory, exclude paths
+	// under that directory, as .gitignore files do; "" reads none. The files of
+	// the directories a walk enters are read, and those of the directories
+	// between the working directory and each path given.
+	IgnoreFile string
+	// Renderer reads the Helm charts and kustomizations found in directories
+	// (see LoadAll); nil reads every directory as plain YAML.
 	Renderer Renderer
 }
 
@@ -76,13 +85,14 @@ type loadResult struct {
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
 func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
-	objs, errs, _ := l.LoadRendered(paths)
-	return objs, errs
+	r := l.LoadAll(paths)
+	return r.Objects, r.Errors
 }
 
-// LoadRendered is Load that also renders, with Loader.Renderer, the Helm
-// charts and kustomizations it finds, and says which directories it rendered
-// and how.
+// LoadAll is Load that also reports the paths that Exclude and IgnoreFile
+// left unread (an excluded directory is reported once, not its files), and
+// renders, with Loader.Renderer, the Helm charts and kustomizations it finds,
+// saying which directories it rendered and how.
 //
 // A directory the Renderer claims is read whole by it: a chart's files are
 // never read as plain YAML; a kustomization's files are read only through
@@ -90,12 +100,16 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 // listed in RenderedRoot.NotListed, not read), and a kustomization another one
 // reads as a base is counted once, in the one that reads it. A file named
 // kustomization.yaml or Chart.yaml given explicitly stands for its directory.
-func (l *Loader) LoadRendered(paths []string) ([]Object, []LoadError, []RenderedRoot) {
+func (l *Loader) LoadAll(paths []string) Loaded {
 	if l == nil {
 		l = &Loader{}
 	}
 	rw := &renderWalk{renderer: l.Renderer}
 	var tasks []loadTask
+	ex, exErrs := newExcluder(l)
+	for i := range exErrs {
+		tasks = append(tasks, loadTask{err: &exErrs[i]})
+	}
 	stdinSeen := false
 	for _, p := range paths {
 		if p == "-" {
@@ -105,7 +119,7 @@ func (l *Loader) LoadRendered(paths []string) ([]Object, []LoadError, []Rendered
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, rw)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex, rw)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -134,22 +148,24 @@ func (l *Loader) LoadRendered(paths []string) ([]Object, []LoadError, []Rendered
 		}
 	}
 	roots, dropped := settleRenders(renders, rw.owned)
-	var objects []Object
-	var errs []LoadError
+	out := Loaded{Rendered: roots}
 	ri := 0
 	for _, r := range results {
 		if r.rendered != nil {
 			if !dropped[ri] {
-				objects = append(objects, r.rendered.Objects...)
-				errs = append(errs, r.rendered.Errors...)
+				out.Objects = append(out.Objects, r.rendered.Objects...)
+				out.Errors = append(out.Errors, r.rendered.Errors...)
 			}
 			ri++
 			continue
 		}
-		objects = append(objects, r.objects...)
-		errs = append(errs, r.errors...)
+		out.Objects = append(out.Objects, r.objects...)
+		out.Errors = append(out.Errors, r.errors...)
 	}
-	return objects, errs, roots
+	if ex != nil {
+		out.Excluded = ex.excluded
+	}
+	return out
 }
 
 // run reads and decodes one task.
@@ -192,15 +208,22 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string, follow bool, rw *renderWalk) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder, rw *renderWalk) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
 		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: fsErrorMessage(err)}})
 	}
+	if ex != nil {
+		excluded, errs := ex.root(p, fi.IsDir())
+		tasks = append(tasks, errs...)
+		if excluded {
+			return tasks
+		}
+	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p, follow, rw)
+		return walkLoadTasks(tasks, p, follow, ex, rw)
 	case fi.Mode().IsRegular() && rw.renderer != nil && isRenderFile(p):
 		// A kustomization.yaml or Chart.yaml stands for its directory.
 		dir := filepath.Dir(p)
@@ -217,7 +240,7 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, rw *renderWalk) [
 
 // walkLoadTasks appends the tasks for the manifest files under root, and for
 // the directories rw's renderer claims.
-func walkLoadTasks(tasks []loadTask, root string, follow bool, rw *renderWalk) []loadTask {
+func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw *renderWalk) []loadTask {
 	walkRoot := root
 	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -241,6 +264,12 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, rw *renderWalk) [
 			if path != walkRoot && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if ex != nil {
+				if path != walkRoot && ex.skip(path, true) {
+					return filepath.SkipDir // not read at all
+				}
+				tasks = append(tasks, ex.enter(path)...)
+			}
 			if mode, skip := rw.enter(path); mode != "" {
 				dir := strings.TrimSuffix(path, string(filepath.Separator))
 				tasks = append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
@@ -251,6 +280,9 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, rw *renderWalk) [
 			return nil
 		}
 		if !isManifestName(name) {
+			return nil
+		}
+		if ex != nil && ex.skip(path, false) {
 			return nil
 		}
 		if rw.owner(path) != "" {

@@ -587,7 +587,7 @@ func TestLoaderFileRemovedAfterWalk(t *testing.T) {
 	if err := os.WriteFile(path, []byte("kind: A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tasks := collectLoadTasks(nil, tmp, false, &renderWalk{})
+	tasks := collectLoadTasks(nil, tmp, false, nil, &renderWalk{})
 	if len(tasks) != 1 || tasks[0].err != nil {
 		t.Fatalf("tasks = %+v", tasks)
 	}

@@ -62,17 +62,10 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 	return out
 }
 
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+// loadRendered is LoadAll's objects, errors and rendered directories.
+func loadRendered(l *Loader, paths []string) ([]Object, []LoadError, []RenderedRoot) {
+	r := l.LoadAll(paths)
+	return r.Objects, r.Errors, r.Rendered
 }
 
 const stageDoc = "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: %s, namespace: p}\n"
@@ -88,7 +81,7 @@ func names(objs []Object) []string {
 	return out
 }
 
-func TestLoadRenderedKustomizationOwnsItsDirectory(t *testing.T) {
+func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"plain.yaml":                  stageYAML("plain"),
@@ -106,7 +99,7 @@ func TestLoadRenderedKustomizationOwnsItsDirectory(t *testing.T) {
 	})
 	fr := &fakeRenderer{}
 	l := &Loader{Renderer: fr}
-	objs, errs, roots := l.LoadRendered([]string{dir})
+	objs, errs, roots := loadRendered(l, []string{dir})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -144,7 +137,7 @@ func TestLoadRenderedKustomizationOwnsItsDirectory(t *testing.T) {
 	}
 }
 
-func TestLoadRenderedExplicitFiles(t *testing.T) {
+func TestLoadAllRenderExplicitFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"k/kustomization.yaml": "resources:\n- a.yaml\n",
@@ -154,7 +147,7 @@ func TestLoadRenderedExplicitFiles(t *testing.T) {
 	l := &Loader{Renderer: &fakeRenderer{}}
 	// The kustomization file stands for its directory; another file of the
 	// directory given explicitly is read as it stands.
-	objs, errs, roots := l.LoadRendered([]string{filepath.Join(dir, "k", "kustomization.yaml"), filepath.Join(dir, "k", "b.yaml")})
+	objs, errs, roots := loadRendered(l, []string{filepath.Join(dir, "k", "kustomization.yaml"), filepath.Join(dir, "k", "b.yaml")})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -173,7 +166,7 @@ func TestLoadWithoutRendererIsPlain(t *testing.T) {
 		"k/a.yaml":             stageYAML("a"),
 		"k/b.yaml":             stageYAML("b"),
 	})
-	objs, errs, roots := (&Loader{}).LoadRendered([]string{dir})
+	objs, errs, roots := loadRendered(&Loader{}, []string{dir})
 	if len(errs) > 0 || len(roots) > 0 {
 		t.Fatal(errs, roots)
 	}
@@ -182,13 +175,13 @@ func TestLoadWithoutRendererIsPlain(t *testing.T) {
 	}
 }
 
-func TestLoadRenderedFailedBaseStandsAlone(t *testing.T) {
+func TestLoadAllFailedBaseStandsAlone(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"k/kustomization.yaml": "resources:\n- missing.yaml\n",
 		"k/other.yaml":         stageYAML("other"),
 	})
-	_, errs, roots := (&Loader{Renderer: &fakeRenderer{}}).LoadRendered([]string{dir})
+	_, errs, roots := loadRendered(&Loader{Renderer: &fakeRenderer{}}, []string{dir})
 	if len(errs) != 1 || len(roots) != 1 || !roots[0].Failed || len(roots[0].NotListed) != 0 {
 		t.Errorf("errs %v roots %+v", errs, roots)
 	}

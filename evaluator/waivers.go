@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -38,11 +39,31 @@ func (w Waiver) data() map[string]any {
 // (--waivers FILE, or .flipflop.yaml in the working directory).
 type WaiverFile struct {
 	Waivers []Waiver `yaml:"waivers"`
+	// Exclude lists patterns of paths not to read (see Exclude), relative to
+	// the file's directory.
+	Exclude []string `yaml:"exclude"`
 }
 
-// LoadWaivers reads a waivers file. Unknown keys are an error, so a typo cannot
-// silently waive nothing.
+// Config is what a configuration file (WaiverFile) holds, ready to use.
+type Config struct {
+	Waivers []Waiver
+	// Exclude are the file's exclude patterns, relative to its directory,
+	// with their file and line as Source.
+	Exclude []Exclude
+}
+
+// LoadWaivers reads the waivers of a waivers file (see LoadConfig).
 func LoadWaivers(path string) ([]Waiver, error) {
+	c, err := LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.Waivers, nil
+}
+
+// LoadConfig reads a configuration file: waivers and exclude patterns.
+// Unknown keys are an error, so a typo cannot silently waive nothing.
+func LoadConfig(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -51,6 +72,7 @@ func LoadWaivers(path string) ([]Waiver, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var wf WaiverFile
+	var excludeLines []int
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -68,10 +90,23 @@ func LoadWaivers(path string) ([]Waiver, error) {
 					}
 				}
 			}
+			if root.Content[i].Value == "exclude" && root.Content[i+1].Kind == yaml.SequenceNode {
+				for _, item := range root.Content[i+1].Content {
+					excludeLines = append(excludeLines, item.Line)
+				}
+			}
 		}
 	}
 	for i := range wf.Waivers {
 		wf.Waivers[i].File = path
 	}
-	return wf.Waivers, nil
+	c := &Config{Waivers: wf.Waivers}
+	for i, pattern := range wf.Exclude {
+		source := path + ":exclude"
+		if i < len(excludeLines) {
+			source = fmt.Sprintf("%s:%d", path, excludeLines[i])
+		}
+		c.Exclude = append(c.Exclude, Exclude{Pattern: pattern, Dir: filepath.Dir(path), Source: source})
+	}
+	return c, nil
 }

@@ -31,7 +31,8 @@ func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*e
 		full = append(full, filepath.Join(realWorld, p))
 	}
 	l := &evaluator.Loader{Renderer: &render.Renderer{Roots: render.RootsOf(full), Helm: helm}}
-	objs, errs, rendered := l.LoadRendered(full)
+	loaded := l.LoadAll(full)
+	objs, errs, rendered := loaded.Objects, loaded.Errors, loaded.Rendered
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Spri
 type IncompleteError struct{ Count int }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("%d input error(s): the result covers only what could be read", e.Count)
+	return nounCount(e.Count, "input error") + ": the result covers only what could be read"
 }
 
 // ExitCode maps an error from Run to the process exit code, printing what the

@@ -27,7 +27,8 @@ Applications and branch: the commit each promotion pushes, what each pinning Sta
 expects, what Argo CD then reports, and which Stage is Healthy after each
 promotion; then lists the other findings.
 
-Exit codes: 0, or 2 on a usage error or when some input could not be read.
+Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
+the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).
 
 Flags:
 %[2]s`
@@ -35,7 +36,7 @@ Flags:
 func runExplain(ctx context.Context, args []string, stdio IO) error {
 	var inputs inputFlags
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
-	inputs.register(fs)
+	inputs.registerAll(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprintf(stdio.Err, explainUsage, programName(), fs.FlagUsages()) }
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -50,6 +51,9 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
+	}
+	if in.empty && !inputs.allowEmpty {
+		return loadErrors(in.errs, stdio.Err) // nothing to explain
 	}
 	model, report, err := in.modelAndReport(ctx)
 	if err != nil {

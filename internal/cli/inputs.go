@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,11 +27,16 @@ type inputFlags struct {
 	repoRoots        []string
 	waiversFile      string
 	followSymlinks   bool
+	allowEmpty       bool
+	exclude          []string
+	noIgnoreFile     bool
 	read             string
 	helm             render.HelmOptions
 	valuesFiles      []string
 	renderTimeout    time.Duration
 	cluster          clusterFlags
+
+	configExclude []evaluator.Exclude // exclude: of the configuration file, set by settings
 }
 
 // Read modes: how directories are read.
@@ -58,9 +64,14 @@ the paths given and --repo-root, and is limited in time (--render-timeout), memo
 // --waivers names another file.
 const DefaultWaiversFile = ".flipflop.yaml"
 
+// register registers the flags that select and read files (fix reads nothing else).
 func (in *inputFlags) register(fs *pflag.FlagSet) {
+	in.registerFiles(fs, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd)")
+}
+
+func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage string) {
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
-	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
+	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
@@ -72,6 +83,14 @@ func (in *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&in.helm.ReleaseName, "release-name", "", "the Helm release name (.Release.Name) charts are rendered with (default: the chart's name)")
 	fs.StringVar(&in.helm.Namespace, "release-namespace", "", "the Helm release namespace (.Release.Namespace) charts are rendered with (default: default)")
 	fs.DurationVar(&in.renderTimeout, "render-timeout", render.DefaultTimeout, "time limit for rendering one chart or kustomization")
+	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
+	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
+	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+evaluator.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
+}
+
+// registerAll registers the input flags and the flags of --cluster.
+func (in *inputFlags) registerAll(fs *pflag.FlagSet) {
+	in.registerFiles(fs, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
 	in.cluster.register(fs)
 }
 
@@ -106,78 +125,27 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 		}
 	}
 	if file != "" {
-		ws, err := evaluator.LoadWaivers(file)
+		c, err := evaluator.LoadConfig(file)
 		if err != nil {
 			return s, usagef("--waivers: %v", err)
 		}
-		s.Waivers = ws
+		s.Waivers = c.Waivers
+		in.configExclude = c.Exclude
 	}
 	return s, nil
 }
 
-func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
-	var roots []evaluator.RepoRoot
-	for _, dir := range in.repoRoots {
-		r, err := evaluator.NewRepoRoot(dir)
-		if err != nil {
-			return nil, usagef("--repo-root: %v", err)
-		}
-		roots = append(roots, r)
+// loader is the file loader the flags describe.
+func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
+	l := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdin, FollowSymlinks: in.followSymlinks, IgnoreFile: evaluator.DefaultIgnoreFile}
+	if in.noIgnoreFile {
+		l.IgnoreFile = ""
 	}
-	return roots, nil
-}
-
-// loaded is what a command works on: the evaluator with the settings of the
-// flags, the objects read, what could not be read, and the directories
-// rendered.
-type loaded struct {
-	ev       *evaluator.Evaluator
-	settings evaluator.Settings
-	objs     []evaluator.Object
-	errs     []evaluator.LoadError
-	rendered []evaluator.RenderedRoot
-}
-
-// prepare validates the input flags, builds the evaluator and reads the inputs:
-// the common start of check, explain, graph and diagnose.
-func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
-	if err := in.validate(paths); err != nil {
-		return nil, err
+	l.Exclude = append(l.Exclude, in.configExclude...)
+	for _, p := range in.exclude {
+		l.Exclude = append(l.Exclude, evaluator.Exclude{Pattern: p, Source: "--exclude"})
 	}
-	settings, err := in.settings()
-	if err != nil {
-		return nil, err
-	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return nil, err
-	}
-	objs, errs, rendered, err := in.loadRendered(ctx, paths, stdio)
-	if err != nil {
-		return nil, err
-	}
-	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs, rendered: rendered}, nil
-}
-
-// modelAndReport evaluates the loaded objects twice: the model as plain data
-// (for drawing and explaining) and the findings.
-func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluator.Report, error) {
-	model, err := l.ev.Model(ctx, l.objs)
-	if err != nil {
-		return nil, nil, err
-	}
-	report, err := l.ev.Evaluate(ctx, l.objs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return model, report, nil
-}
-
-// load reads the objects of paths and, with --cluster, of the cluster; every
-// input that could not be read becomes a LoadError, and the rest is returned.
-func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {
-	objs, errs, _, err := in.loadRendered(ctx, paths, stdio)
-	return objs, errs, err
+	return l
 }
 
 // renderer returns the renderer of charts and kustomizations (nil with --read
@@ -222,47 +190,153 @@ func readValuesFile(name string, limit int64) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// loadRendered is load that also says which directories were rendered.
-func (in *inputFlags) loadRendered(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, []evaluator.RenderedRoot, error) {
+func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
+	var roots []evaluator.RepoRoot
+	for _, dir := range in.repoRoots {
+		r, err := evaluator.NewRepoRoot(dir)
+		if err != nil {
+			return nil, usagef("--repo-root: %v", err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// loaded is what a command works on: the evaluator with the settings of the
+// flags, the objects read, what could not be read, and the directories
+// rendered.
+type loaded struct {
+	ev       *evaluator.Evaluator
+	settings evaluator.Settings
+	objs     []evaluator.Object
+	errs     []evaluator.LoadError
+	excluded []evaluator.Exclusion
+	rendered []evaluator.RenderedRoot
+	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
+	empty bool
+}
+
+// prepare validates the input flags, builds the evaluator and reads the inputs:
+// the common start of check, explain, graph and diagnose.
+func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
+	if err := in.validate(paths); err != nil {
+		return nil, err
+	}
+	settings, err := in.settings()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := evaluator.New(ctx, settings)
+	if err != nil {
+		return nil, err
+	}
+	r, err := in.load(ctx, paths, stdio)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered}
+	if err := l.checkEmpty(ctx, in, paths); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkEmpty sets l.empty when the objects read hold no Stage, Application or
+// ApplicationSet, and then, unless --allow-empty, adds an input error that
+// says so: an empty or mistaken input must not pass as a clean run.
+func (l *loaded) checkEmpty(ctx context.Context, in *inputFlags, paths []string) error {
+	kinds, err := l.ev.Kinds(ctx, l.objs)
+	if err != nil {
+		return err
+	}
+	if kinds["Stage"]+kinds["Application"]+kinds["ApplicationSet"] > 0 {
+		return nil
+	}
+	l.empty = true
+	if in.allowEmpty {
+		return nil
+	}
+	where := strings.Join(paths, ", ")
+	if in.cluster.enabled() {
+		where = strings.TrimPrefix(where+", cluster", ", ")
+	}
+	l.errs = append(l.errs, evaluator.LoadError{Path: where, Message: fmt.Sprintf(
+		"no Kargo Stage and no Argo CD Application or ApplicationSet among the inputs (%s read%s): nothing was checked; "+
+			"check the paths, or pass --allow-empty when an empty input is expected", nounCount(len(l.objs), "object"), excludedNote(l.excluded))})
+	return nil
+}
+
+// excludedNote is "; 2 paths excluded", or "".
+func excludedNote(ex []evaluator.Exclusion) string {
+	if len(ex) == 0 {
+		return ""
+	}
+	return "; " + nounCount(len(ex), "path") + " excluded"
+}
+
+// nounCount is "1 object", "2 objects".
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// modelAndReport evaluates the loaded objects twice: the model as plain data
+// (for drawing and explaining) and the findings.
+func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluator.Report, error) {
+	model, err := l.ev.Model(ctx, l.objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	report, err := l.ev.Evaluate(ctx, l.objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model, report, nil
+}
+
+// load reads the objects of paths and, with --cluster, of the cluster; every
+// input that could not be read becomes a LoadError, and the rest is returned.
+func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evaluator.Loaded, error) {
+	var r evaluator.Loaded
 	roots, err := in.roots()
 	if err != nil {
-		return nil, nil, nil, err
+		return r, err
 	}
-	var objs []evaluator.Object
-	var errs []evaluator.LoadError
-	var rendered []evaluator.RenderedRoot
 	if len(paths) > 0 {
-		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In, FollowSymlinks: in.followSymlinks}
-		r, err := in.renderer(paths, roots)
+		l := in.loader(stdio.In)
+		rr, err := in.renderer(paths, roots)
 		if err != nil {
-			return nil, nil, nil, err
+			return r, err
 		}
-		if r != nil {
-			loader.Renderer = r
+		if rr != nil {
+			l.Renderer = rr
 		}
-		objs, errs, rendered = loader.LoadRendered(paths)
-		for i := range rendered {
-			for j, f := range rendered[i].NotListed {
-				rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
+		r = l.LoadAll(paths)
+		for i := range r.Rendered {
+			for j, f := range r.Rendered[i].NotListed {
+				r.Rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
 			}
 		}
 	}
 	if in.cluster.enabled() {
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)
 		if err != nil {
-			return nil, nil, nil, err
+			return r, err
 		}
-		objs = append(objs, cobjs...)
-		errs = append(errs, cerrs...)
+		r.Objects = append(r.Objects, cobjs...)
+		r.Errors = append(r.Errors, cerrs...)
 		// The file's copy of an object wins over the cluster's: it is the change being checked.
 		ns := ""
 		if len(in.argocdNamespaces) > 0 {
 			ns = in.argocdNamespaces[0]
 		}
-		objs = cluster.Merge(objs, ns)
+		r.Objects = cluster.Merge(r.Objects, ns)
 	}
-	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
-	return objs, append(errs, genErrs...), rendered, nil
+	objs, genErrs := evaluator.ExpandGitGenerators(r.Objects, roots)
+	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)
+	return r, nil
 }
 
 // joinOr lists choices for messages: "a, b or c".

@@ -115,12 +115,15 @@ func Build(m *evaluator.Model, report *evaluator.Report, objs []evaluator.Object
 func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool) {
 	t := Timeline{AutoSync: map[string]any{}}
 	pins := map[string][]evaluator.Pin{}
+	assumed := false
 	for _, p := range m.Pins {
 		if p.Pointer.Key == key {
 			pins[p.Stage] = append(pins[p.Stage], p)
 			t.Pointer = p.Pointer
+			assumed = assumed || p.Pointer.Assumed
 		}
 	}
+	t.Pointer.Assumed = assumed // some pinned Application tracks HEAD, taken to be this branch
 	if len(pins) == 0 {
 		return t, false
 	}

@@ -68,6 +68,9 @@ func resources(f evaluator.Finding) string {
 
 func (t *Timeline) write(b *strings.Builder) {
 	b.WriteString(t.Pointer.Text + "\n")
+	if t.Pointer.Assumed {
+		fmt.Fprintf(b, "  (an Application tracks HEAD, taken to be %s; set --default-branch if it is not)\n", t.Pointer.Name)
+	}
 	for _, f := range t.Findings {
 		waived := ""
 		if f.Waived != nil {

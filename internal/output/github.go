@@ -32,8 +32,8 @@ func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 		writeCommand(&b, "error", e.Path, e.Line, "flipflop: input not checked", e.Message)
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "flipflop: %d objects checked: %s, %s, %s",
-		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "flipflop: %s checked: %s, %s, %s",
+		plural(s.Objects, "object"), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/docs"
 )
 
 // Colour modes of the text format.
@@ -23,7 +24,7 @@ const (
 )
 
 // RuleDocURL is where a rule's documentation page lives; %s is the rule id.
-const RuleDocURL = "https://github.com/flipflop-dev/flipflop/blob/main/docs/rules/%s.md"
+const RuleDocURL = docs.PageURL
 
 // Options carry what a renderer may need besides the report.
 type Options struct {

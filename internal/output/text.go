@@ -63,8 +63,8 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		b.WriteString("\n")
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "%d objects checked: %s, %s, %s",
-		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "%s checked: %s, %s, %s",
+		plural(s.Objects, "object"), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -110,6 +110,9 @@ func summaryTail(report *evaluator.Report) string {
 	}
 	if n := len(report.Errors); n > 0 {
 		s += "; " + plural(n, "input error")
+	}
+	if n := len(report.Excluded); n > 0 {
+		s += "; " + plural(n, "path") + " excluded"
 	}
 	return s
 }
