@@ -102,6 +102,12 @@ func (c *Confined) Show(p string) string {
 		}
 	}
 	if best < 0 {
+		// Outside the roots: relative to the working directory when under it.
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel)
+			}
+		}
 		return filepath.ToSlash(p)
 	}
 	r := c.Roots[best]
