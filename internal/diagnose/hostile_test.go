@@ -23,7 +23,7 @@ func TestTextEscapesHostileValues(t *testing.T) {
 			Pointer:       "github.com/acme/" + evil + " @ main",
 			Head:          "abc" + evil,
 			HeadHeldBy:    []string{"acme/" + evil},
-			Stages: []StageState{{Stage: "acme/" + evil, Health: "Unhealthy" + evil, Desired: []AppRevision{{Application: "argocd/" + evil, Revision: evil}}}},
+			Stages:        []StageState{{Stage: "acme/" + evil, Health: "Unhealthy" + evil, Desired: []AppRevision{{Application: "argocd/" + evil, Revision: evil}}}},
 			Issues:        []string{"Application \"" + evil + "\" does not match\n::stop-commands::x"},
 			Promotion:     evil,
 			Remediation:   "Use stage branches.",
