@@ -67,6 +67,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	report.Errors = append(report.Errors, in.errs...)
+	report.Summary.Skipped = in.skipped
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: Version}); err != nil {
 		return err
 	}

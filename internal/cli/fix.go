@@ -87,7 +87,7 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	objs, loadErrs, err := in.load(ctx, paths, stdio)
+	objs, loadErrs, _, err := in.load(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}

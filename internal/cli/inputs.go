@@ -88,6 +88,7 @@ type loaded struct {
 	settings evaluator.Settings
 	objs     []evaluator.Object
 	errs     []evaluator.LoadError
+	skipped  int // objects of kinds no rule reads, dropped unconverted
 }
 
 // prepare validates the input flags, builds the evaluator and reads the inputs:
@@ -104,11 +105,11 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	if err != nil {
 		return nil, err
 	}
-	objs, errs, err := in.load(ctx, paths, stdio)
+	objs, errs, skipped, err := in.load(ctx, paths, stdio)
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs}, nil
+	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs, skipped: skipped}, nil
 }
 
 // modelAndReport evaluates the loaded objects twice: the model as plain data
@@ -122,26 +123,27 @@ func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluat
 	if err != nil {
 		return nil, nil, err
 	}
+	report.Summary.Skipped = l.skipped
 	return model, report, nil
 }
 
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
-func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {
+// Objects of kinds no rule reads are dropped, and counted in skipped.
+func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (objs []evaluator.Object, errs []evaluator.LoadError, skipped int, err error) {
 	roots, err := in.roots()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	var objs []evaluator.Object
-	var errs []evaluator.LoadError
 	if len(paths) > 0 {
 		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In, FollowSymlinks: in.followSymlinks}
-		objs, errs = loader.Load(paths)
+		r := loader.Read(paths)
+		objs, errs, skipped = r.Objects, r.Errors, r.Skipped
 	}
 	if in.cluster.enabled() {
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		objs = append(objs, cobjs...)
 		errs = append(errs, cerrs...)
@@ -151,9 +153,18 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]eva
 			ns = in.argocdNamespaces[0]
 		}
 		objs = cluster.Merge(objs, ns)
+		read := objs[:0]
+		for _, o := range objs {
+			if evaluator.ReadKind(o.APIVersion, o.Kind) {
+				read = append(read, o)
+			} else {
+				skipped++
+			}
+		}
+		objs = read
 	}
 	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
-	return objs, append(errs, genErrs...), nil
+	return objs, append(errs, genErrs...), skipped, nil
 }
 
 // joinOr lists choices for messages: "a, b or c".

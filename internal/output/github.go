@@ -33,8 +33,8 @@ func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 		writeCommand(&b, "error", e.Path, e.Line, "flipflop: input not checked", safetext.Text(e.Message))
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "flipflop: %d objects checked: %s, %s, %s",
-		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "flipflop: %s: %s, %s, %s",
+		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err

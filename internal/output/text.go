@@ -58,11 +58,21 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		b.WriteString("\n")
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "%d objects checked: %s, %s, %s",
-		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "%s: %s, %s, %s",
+		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// objectsChecked opens the summary line: "6 objects checked", and how many
+// were skipped because no rule reads their kind.
+func objectsChecked(s evaluator.Summary) string {
+	out := fmt.Sprintf("%d objects checked", s.Objects)
+	if s.Skipped > 0 {
+		out += fmt.Sprintf(" (%d of kinds no rule reads skipped)", s.Skipped)
+	}
+	return out
 }
 
 // summaryTail is what the summary line adds after the severity counts:
