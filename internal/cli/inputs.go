@@ -76,6 +76,7 @@ func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 		if err != nil {
 			return nil, usagef("--repo-root: %v", err)
 		}
+		r.MaxFileSize = in.maxFileSize
 		roots = append(roots, r)
 	}
 	return roots, nil
