@@ -2,8 +2,6 @@ package evaluator
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -40,32 +38,54 @@ type WaiverFile struct {
 	Waivers []Waiver `yaml:"waivers"`
 }
 
-// LoadWaivers reads a waivers file. Unknown keys are an error, so a typo cannot
-// silently waive nothing.
+// LoadWaivers reads a waivers file under the rules of a Loader with default
+// settings (see Loader.ReadWaivers).
 func LoadWaivers(path string) ([]Waiver, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	return (&Loader{}).ReadWaivers(path)
+}
+
+// ReadWaivers reads a waivers file as every input is read: a regular file
+// (FIFOs and devices are never opened) of at most MaxFileSize bytes, in
+// UTF-8, UTF-16 or UTF-32. An empty or comment-only file, or "waivers:" with
+// nothing under it, is an empty list. Unknown keys are an error, so a typo
+// cannot silently waive nothing.
+func (l *Loader) ReadWaivers(path string) ([]Waiver, error) {
+	b, lerr := readFileLimited(path, path, l.maxFileSize())
+	if lerr != nil {
+		return nil, lerr
+	}
+	b, lerr = decodeText(path, b)
+	if lerr != nil {
+		return nil, lerr
+	}
+	if line, msg, bad := invalidUTF8(b); bad {
+		return nil, &LoadError{Path: path, Line: line, Message: msg}
 	}
 	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		line, msg := yamlErrorLine(err.Error(), b)
+		return nil, &LoadError{Path: path, Line: line, Message: msg}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return nil, nil // empty, or comments only
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &LoadError{Path: path, Line: root.Line, Message: "a waivers file is a mapping: waivers: [{rule, resources, reason, expires}]"}
+	}
+	var wf WaiverFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	var wf WaiverFile
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
 	if err := dec.Decode(&wf); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		line, msg := yamlErrorLine(err.Error(), b)
+		return nil, &LoadError{Path: path, Line: line, Message: msg}
 	}
 	// Lines of each entry, for findings about the waivers themselves.
-	if len(doc.Content) > 0 {
-		root := doc.Content[0]
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			if root.Content[i].Value == "waivers" && root.Content[i+1].Kind == yaml.SequenceNode {
-				for j, item := range root.Content[i+1].Content {
-					if j < len(wf.Waivers) {
-						wf.Waivers[j].Line = item.Line
-					}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "waivers" && root.Content[i+1].Kind == yaml.SequenceNode {
+			for j, item := range root.Content[i+1].Content {
+				if j < len(wf.Waivers) {
+					wf.Waivers[j].Line = item.Line
 				}
 			}
 		}
@@ -74,4 +94,8 @@ func LoadWaivers(path string) ([]Waiver, error) {
 		wf.Waivers[i].File = path
 	}
 	return wf.Waivers, nil
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }

@@ -20,6 +20,7 @@ type inputFlags struct {
 	maxFileSize      int64
 	repoRoots        []string
 	waiversFile      string
+	noWaivers        bool
 	followSymlinks   bool
 	cluster          clusterFlags
 }
@@ -33,6 +34,7 @@ func (in *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
+	fs.BoolVar(&in.noWaivers, "no-waivers", false, "honour no waiver the inputs bring (flipflop.dev/ignore annotations, "+DefaultWaiversFile+"), only --waivers FILE: for CI that must not let a pull request waive its own findings")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
 	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
 	in.cluster.register(fs)
@@ -53,14 +55,15 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	if len(in.argocdNamespaces) > 0 {
 		s.ArgoCDNamespace = in.argocdNamespaces[0]
 	}
+	s.IgnoreAnnotationWaivers = in.noWaivers
 	file := in.waiversFile
-	if file == "" {
-		if _, err := os.Stat(DefaultWaiversFile); err == nil {
+	if file == "" && !in.noWaivers {
+		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
 			file = DefaultWaiversFile
 		}
 	}
 	if file != "" {
-		ws, err := evaluator.LoadWaivers(file)
+		ws, err := (&evaluator.Loader{MaxFileSize: in.maxFileSize}).ReadWaivers(file)
 		if err != nil {
 			return s, usagef("--waivers: %v", err)
 		}
