@@ -616,3 +616,23 @@ func TestWrongTypesBesideARealEstate(t *testing.T) {
 		t.Error("the contradiction of examples/contradiction is not reported beside the wrong types")
 	}
 }
+
+// A branch name with a look-alike character beside examples/contradiction: a
+// confusable-branch warning says which name it looks like, and the
+// contradiction on main is still reported.
+func TestConfusableBranchBesideARealEstate(t *testing.T) {
+	report := check(t, evaluator.Settings{}, "../examples/contradiction", "../testdata/hostile/confusable-branch.yaml")
+	var hint, contradiction bool
+	for _, f := range report.Findings {
+		switch f.Rule {
+		case "confusable-branch":
+			hint = strings.Contains(f.Message, `Did you mean "main"?`) && slices.Contains(names(f), "Stage acme/lookalike")
+		case "shared-branch-contradiction":
+			contradiction = slices.Contains(names(f), "Stage acme/dev") && slices.Contains(names(f), "Stage acme/qa") &&
+				!slices.Contains(names(f), "Stage acme/lookalike")
+		}
+	}
+	if !hint || !contradiction {
+		t.Errorf("hint %v, contradiction %v: %+v", hint, contradiction, report.Findings)
+	}
+}
