@@ -15,8 +15,8 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/fix"
 	"github.com/flipflop-dev/flipflop/internal/output"
-	"github.com/flipflop-dev/flipflop/internal/version"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
+	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
 // errNothingToFix: no finding fix handles, or none the chosen way applies to

@@ -130,8 +130,8 @@ type loaded struct {
 	errs     []evaluator.LoadError
 	excluded []evaluator.Exclusion
 	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
-	empty bool
-	skipped  int // objects of kinds no rule reads, dropped unconverted
+	empty   bool
+	skipped int // objects of kinds no rule reads, dropped unconverted
 }
 
 // prepare validates the input flags, builds the evaluator and reads the inputs:
