@@ -44,6 +44,9 @@ type Settings struct {
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
 	Today string `json:"today,omitempty"`
+	// IgnoreAnnotationWaivers ignores every flipflop.dev/ignore annotation
+	// (the policies' annotation_waivers: false), so that only Waivers waive.
+	IgnoreAnnotationWaivers bool `json:"-"`
 }
 
 // Rule describes one rule, read from its METADATA.
@@ -147,6 +150,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	}
 	if s.Today != "" {
 		settings["today"] = s.Today
+	}
+	if s.IgnoreAnnotationWaivers {
+		settings["annotation_waivers"] = false
 	}
 	if len(s.Waivers) > 0 {
 		ws := make([]any, 0, len(s.Waivers))

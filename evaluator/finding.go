@@ -72,7 +72,11 @@ type Waived struct {
 
 // Summary counts objects read and findings by severity.
 type Summary struct {
+	// Objects counts the objects checked.
 	Objects int `json:"objects"`
+	// Skipped counts the objects read but dropped unconverted because no
+	// rule reads their kind (Projects, Warehouses, ConfigMaps, ...).
+	Skipped int `json:"skipped"`
 	Error   int `json:"error"`
 	Warning int `json:"warning"`
 	Info    int `json:"info"`

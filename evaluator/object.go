@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -51,16 +52,14 @@ func (e LoadError) Error() string {
 // items of a List, those at or after the item's first line and before the
 // next item's.
 func withDuplicates(objs []Object, dups []DuplicateKey) []Object {
-	if len(dups) == 0 {
+	if len(dups) == 0 || len(objs) == 0 {
 		return objs
 	}
 	for _, d := range dups {
-		owner := 0
-		for i, o := range objs {
-			if o.Line <= d.Line {
-				owner = i
-			}
-		}
+		// objs are in line order: the owner is the last one starting at or
+		// before the key (a binary search, so that many keys in a long List
+		// cost n log n, not n²).
+		owner := max(0, sort.Search(len(objs), func(i int) bool { return objs[i].Line > d.Line })-1)
 		objs[owner].Duplicates = append(objs[owner].Duplicates, d)
 	}
 	return objs

@@ -70,6 +70,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	report.Errors = append(report.Errors, in.errs...)
 	report.Excluded = in.excluded
 	report.Rendered = in.rendered
+	report.Summary.Skipped = in.skipped
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ type inputFlags struct {
 	maxFileSize      int64
 	repoRoots        []string
 	waiversFile      string
+	noWaivers        bool
 	followSymlinks   bool
 	allowEmpty       bool
 	exclude          []string
@@ -74,6 +75,7 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
+	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+evaluator.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
 	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors (and the largest output of one rendered chart or kustomization)")
 	fs.StringVar(&in.read, "read", readAuto, "how directories are read: auto (a directory with kustomization.yaml is built with Kustomize, one with Chart.yaml is rendered with Helm, the rest is plain YAML) or plain (every .yaml, .yml and .json file as it stands)")
@@ -118,14 +120,15 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	if len(in.argocdNamespaces) > 0 {
 		s.ArgoCDNamespace = in.argocdNamespaces[0]
 	}
+	s.IgnoreAnnotationWaivers = in.noWaivers
 	file := in.waiversFile
-	if file == "" {
-		if _, err := os.Stat(DefaultWaiversFile); err == nil {
+	if file == "" && !in.noWaivers {
+		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
 			file = DefaultWaiversFile
 		}
 	}
 	if file != "" {
-		c, err := evaluator.LoadConfig(file)
+		c, err := (&evaluator.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
 		if err != nil {
 			return s, usagef("--waivers: %v", err)
 		}
@@ -138,7 +141,9 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 // loader is the file loader the flags describe.
 func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
 	l := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdin, FollowSymlinks: in.followSymlinks, IgnoreFile: evaluator.DefaultIgnoreFile}
-	if in.noIgnoreFile {
+	if in.noIgnoreFile || in.noWaivers {
+		// --no-waivers trusts nothing the inputs bring: the ignore files
+		// could hide a pull request's own files from the check.
 		l.IgnoreFile = ""
 	}
 	l.Exclude = append(l.Exclude, in.configExclude...)
@@ -197,6 +202,7 @@ func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 		if err != nil {
 			return nil, usagef("--repo-root: %v", err)
 		}
+		r.MaxFileSize = in.maxFileSize
 		roots = append(roots, r)
 	}
 	return roots, nil
@@ -213,7 +219,8 @@ type loaded struct {
 	excluded []evaluator.Exclusion
 	rendered []evaluator.RenderedRoot
 	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
-	empty bool
+	empty   bool
+	skipped int // objects of kinds no rule reads, dropped unconverted
 }
 
 // prepare validates the input flags, builds the evaluator and reads the inputs:
@@ -234,7 +241,7 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered}
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped}
 	if err := l.checkEmpty(ctx, in, paths); err != nil {
 		return nil, err
 	}
@@ -293,11 +300,13 @@ func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluat
 	if err != nil {
 		return nil, nil, err
 	}
+	report.Summary.Skipped = l.skipped
 	return model, report, nil
 }
 
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
+// Objects of kinds no rule reads are dropped, and counted in Skipped.
 func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evaluator.Loaded, error) {
 	var r evaluator.Loaded
 	roots, err := in.roots()
@@ -332,7 +341,16 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evalu
 		if len(in.argocdNamespaces) > 0 {
 			ns = in.argocdNamespaces[0]
 		}
-		r.Objects = cluster.Merge(r.Objects, ns)
+		objs := cluster.Merge(r.Objects, ns)
+		read := objs[:0]
+		for _, o := range objs {
+			if evaluator.ReadKind(o.APIVersion, o.Kind) {
+				read = append(read, o)
+			} else {
+				r.Skipped++
+			}
+		}
+		r.Objects = read
 	}
 	objs, genErrs := evaluator.ExpandGitGenerators(r.Objects, roots)
 	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)

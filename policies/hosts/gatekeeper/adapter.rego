@@ -6,7 +6,8 @@
 #   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
 #   copy excluded), runs one rule, and keeps the findings that involve the
 #   reviewed object.
-#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace).
+#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
+#   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
@@ -154,12 +155,15 @@ same(ref, kind, ns, name) if {
 	name == ref.name
 }
 
-settings := {k: v |
-	some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
-	v := input.parameters[param]
-	is_string(v)
-	v != ""
-}
+settings := object.union(
+	{k: v |
+		some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
+		v := input.parameters[param]
+		is_string(v)
+		v != ""
+	},
+	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
+)
 
 # violations turns a rule's findings (evaluated by the template's entry module
 # with input as docs and the settings) into Gatekeeper violations, keeping those
