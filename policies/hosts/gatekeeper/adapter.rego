@@ -2,9 +2,10 @@
 # title: Gatekeeper adapter
 # description: |
 #   Turns a Gatekeeper review into the model's input: the reviewed object plus the
-#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks and
-#   ClusterPromotionTasks (the reviewed object's stale inventory copy excluded),
-#   runs one rule, and keeps the findings that involve the reviewed object.
+#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
+#   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
+#   copy excluded), runs one rule, and keeps the findings that involve the
+#   reviewed object.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
 #   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
@@ -18,7 +19,11 @@ namespaced := [
 	["argoproj.io/v1alpha1", "ApplicationSet"],
 	["kargo.akuity.io/v1alpha1", "Stage"],
 	["kargo.akuity.io/v1alpha1", "PromotionTask"],
+	["kargo.akuity.io/v1alpha1", "Warehouse"],
 ]
+
+# The cluster-scoped inventory paths read.
+cluster_scoped := [["kargo.akuity.io/v1alpha1", "ClusterPromotionTask"]]
 
 review := input.review.object
 
@@ -40,9 +45,10 @@ inventory := array.concat(
 		not same(review_ref, kind, ns, name)
 	],
 	[{"path": "inventory", "contents": o} |
+		some [gv, kind] in cluster_scoped
 		some name
-		o := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-		not same(review_ref, "ClusterPromotionTask", "", name)
+		o := data.inventory.cluster[gv][kind][name]
+		not same(review_ref, kind, "", name)
 	],
 )
 
