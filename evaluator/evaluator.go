@@ -45,6 +45,9 @@ type Settings struct {
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
 	Today string `json:"today,omitempty"`
+	// IgnoreAnnotationWaivers ignores every flipflop.dev/ignore annotation
+	// (the policies' annotation_waivers: false), so that only Waivers waive.
+	IgnoreAnnotationWaivers bool `json:"-"`
 }
 
 // Rule describes one rule, read from its METADATA.
@@ -82,19 +85,6 @@ type Rule struct {
 type RelatedResource struct {
 	URL         string `json:"url"`
 	Description string `json:"description,omitempty"`
-}
-
-// ConstraintKind is the kind of the rule's Gatekeeper constraint:
-// shared-branch-contradiction → FlipflopSharedBranchContradiction.
-func (r Rule) ConstraintKind() string {
-	var b strings.Builder
-	b.WriteString("Flipflop")
-	for _, part := range strings.Split(r.ID, "-") {
-		if part != "" {
-			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-		}
-	}
-	return b.String()
 }
 
 // Evaluator holds the compiled policies and the prepared queries. The policies
@@ -160,6 +150,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	}
 	if s.Today != "" {
 		settings["today"] = s.Today
+	}
+	if s.IgnoreAnnotationWaivers {
+		settings["annotation_waivers"] = false
 	}
 	if len(s.Waivers) > 0 {
 		ws := make([]any, 0, len(s.Waivers))
@@ -318,8 +311,9 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 }
 
 // input builds the policy input from objects: conftest's combined shape
-// [{path, line, contents}], converted to an AST value once. An object without
-// a value is an error.
+// [{path, line, contents}] (plus renderedBy for rendered objects and
+// duplicateKeys for documents that repeat a key), converted to an AST value
+// once. An object without a value is an error.
 func input(objs []Object) (ast.Value, error) {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
@@ -327,11 +321,26 @@ func input(objs []Object) (ast.Value, error) {
 		if o.Value == nil {
 			return nil, fmt.Errorf("object %d (%s) has no value: build objects with NewObject or a Loader", i, o.where())
 		}
-		terms = append(terms, ast.ObjectTerm(
+		items := [][2]*ast.Term{
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
 			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
 			ast.Item(ast.StringTerm("contents"), ast.NewTerm(o.Value)),
-		))
+		}
+		if o.RenderedBy != "" {
+			items = append(items, ast.Item(ast.StringTerm("renderedBy"), ast.StringTerm(o.RenderedBy)))
+		}
+		if len(o.Duplicates) > 0 {
+			dups := make([]*ast.Term, 0, len(o.Duplicates))
+			for _, d := range o.Duplicates {
+				dups = append(dups, ast.ObjectTerm(
+					ast.Item(ast.StringTerm("key"), ast.StringTerm(d.Key)),
+					ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(d.Line)),
+					ast.Item(ast.StringTerm("first"), ast.IntNumberTerm(d.First)),
+				))
+			}
+			items = append(items, ast.Item(ast.StringTerm("duplicateKeys"), ast.ArrayTerm(dups...)))
+		}
+		terms = append(terms, ast.ObjectTerm(items...))
 	}
 	return ast.NewArray(terms...), nil
 }

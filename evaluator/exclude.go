@@ -46,9 +46,17 @@ type Exclusion struct {
 
 // Loaded is what LoadAll read.
 type Loaded struct {
-	Objects  []Object
-	Errors   []LoadError
+	// Objects are the objects read, in the order Load documents.
+	Objects []Object
+	// Errors are the inputs (files, documents) that could not be read.
+	Errors []LoadError
+	// Excluded are the paths Exclude and IgnoreFile left unread.
 	Excluded []Exclusion
+	// Rendered lists the directories read as Helm charts or kustomizations.
+	Rendered []RenderedRoot
+	// Skipped counts the objects of kinds no rule reads that were dropped
+	// unconverted (0 with AllKinds).
+	Skipped int
 }
 
 // excluder decides, during the collection of inputs, which paths are not read.

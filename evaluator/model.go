@@ -205,6 +205,10 @@ type Pin struct {
 	// Via is how the apps[] entry reaches the Application: name, pattern or selector.
 	Via         string `json:"via"`
 	LegacyField bool   `json:"legacyField"`
+	// Mechanisms marks a pin of a Stage written for Kargo <= 0.8
+	// (promotionMechanisms): Entry and AppEntry are then its argoCDAppUpdates
+	// entry, and Step names that entry, not a promotion step.
+	Mechanisms bool `json:"mechanisms"`
 	// AutoSync of the pinned Application: true, false or "unknown".
 	AutoSync any `json:"autoSync"`
 }

@@ -46,6 +46,11 @@ func conftestVerdicts(t *testing.T, bin string, policyArgs []string, dir string)
 	return sortVerdicts(vs)
 }
 
+// flipflopOnly reports a verdict of a rule that reads what only flipflop's own
+// loader knows (a repeated key: conftest parses YAML itself, keeping the last
+// value as flipflop does, but cannot say a key was repeated).
+func flipflopOnly(v string) bool { return strings.HasPrefix(v, "duplicate-key ") }
+
 // For every example and sample estate, the real conftest running the generated
 // policy folder (bundles/conftest) reports the same (rule, resources) set as
 // flipflop check, and so does opa eval on the generated OPA bundle.
@@ -56,7 +61,7 @@ func TestConftestAgreesWithFlipflop(t *testing.T) {
 	policy := []string{"-p", "bundles/conftest"}
 	for _, dir := range estates(t) {
 		t.Run(dir, func(t *testing.T) {
-			want := flipflopVerdicts(t, bin, dir)
+			want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
 			got := conftestVerdicts(t, conftest, policy, dir)
 			if !slices.Equal(got, want) {
 				t.Errorf("conftest %v\nflipflop %v", got, want)

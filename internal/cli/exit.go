@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // Exit codes: flipflop's documented contract.
@@ -47,13 +49,13 @@ func ExitCode(err error, w io.Writer) int {
 	case errors.Is(err, ErrFindings):
 		return ExitFindings
 	case errors.As(err, &usage):
-		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", usage.Msg)
+		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", safetext.Text(usage.Msg))
 		return ExitIncomplete
 	case errors.As(err, &incomplete):
 		fmt.Fprintf(w, "flipflop: %s\n", incomplete)
 		return ExitIncomplete
 	default:
-		fmt.Fprintf(w, "flipflop: %s\n", err)
+		fmt.Fprintf(w, "flipflop: %s\n", safetext.Text(err.Error()))
 		return ExitIncomplete
 	}
 }

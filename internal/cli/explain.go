@@ -12,6 +12,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/explain"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 const explainUsage = `Usage: %[1]s explain RULE
@@ -100,7 +101,7 @@ func explainRule(ctx context.Context, arg string, w io.Writer) (done bool, err e
 // that exits 2, or nil when there are none.
 func loadErrors(errs []evaluator.LoadError, w io.Writer) error {
 	for _, e := range errs {
-		fmt.Fprintf(w, "%s: %s\n", programName(), e)
+		fmt.Fprintf(w, "%s: %s\n", programName(), safetext.Text(e.Error()))
 	}
 	if len(errs) > 0 {
 		return &IncompleteError{Count: len(errs)}

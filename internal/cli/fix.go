@@ -15,6 +15,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/fix"
 	"github.com/flipflop-dev/flipflop/internal/output"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
@@ -115,21 +116,26 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return errNothingToFix
 	}
 	if way == "" {
-		return listWays(stdio.Out, stdio.Err, plan, previewCommand(fs, paths))
+		var listing strings.Builder
+		err := listWays(&listing, stdio.Err, plan, previewCommand(fs, paths))
+		if _, werr := io.WriteString(stdio.Out, safetext.Lines(listing.String())); werr != nil {
+			return werr
+		}
+		return err
 	}
 	patch, err := plan.Patch(fix.Way(way))
 	if err != nil {
 		return err
 	}
 	for _, s := range patch.Skipped {
-		fmt.Fprintf(stdio.Err, "flipflop: %s does not apply to %s\n", way, s)
+		fmt.Fprintf(stdio.Err, "flipflop: %s does not apply to %s\n", way, safetext.Text(s))
 	}
 	if patch.Empty() {
 		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix with --way %s\n", way)
 		return errNothingToFix
 	}
 	for _, n := range patch.Notes {
-		fmt.Fprintf(stdio.Err, "note: %s\n", strings.ReplaceAll(n, "\n", "\n      "))
+		fmt.Fprint(stdio.Err, safetext.Lines("note: "+strings.ReplaceAll(n, "\n", "\n      ")+"\n"))
 	}
 	if format == "yaml" {
 		_, err = io.WriteString(stdio.Out, patch.YAML())
@@ -191,6 +197,7 @@ func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths
 	}
 	report.Errors = append(report.Errors, r.Errors...)
 	report.Excluded = r.Excluded
+	report.Summary.Skipped = r.Skipped
 	fmt.Fprintf(stdio.Out, "\n%s check after the change:\n\n", programName())
 	if err := output.Write(stdio.Out, "text", report, output.Options{Rules: ev.Rules(), Color: output.ColorAuto, Version: version.String()}); err != nil {
 		return err
@@ -210,7 +217,11 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 		fmt.Fprintf(out, "%s  %s  %s\n", strings.ToUpper(f.Severity), f.Rule, f.Title)
 		var involved []string
 		for _, r := range f.Resources {
-			involved = append(involved, r.Kind+" "+strings.TrimPrefix(r.Namespace+"/"+r.Name, "/"))
+			name := safetext.Name(r.Name)
+			if r.Namespace != "" {
+				name = safetext.Name(r.Namespace) + "/" + name
+			}
+			involved = append(involved, r.Kind+" "+name)
 		}
 		fmt.Fprintf(out, "  about     %s\n", f.Key)
 		fmt.Fprintf(out, "  involves  %s\n", strings.Join(involved, ", "))

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
@@ -44,11 +45,11 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, rules []ev
 			// What the finding is about: its pointer when it names no pin,
 			// else its objects, else its key.
 			about := resources(f)
-			if f.Pointer != "" && len(f.Pins) == 0 {
-				about = f.Pointer
+			if f.PointerText != "" && len(f.Pins) == 0 {
+				about = safetext.Text(f.PointerText)
 			}
 			if about == "" {
-				about = f.Key
+				about = safetext.Text(f.Key)
 			}
 			waived := ""
 			if f.Waived != nil {
@@ -60,27 +61,27 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, rules []ev
 			return err
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, safetext.Lines(b.String()))
 	return err
 }
 
 func resources(f evaluator.Finding) string {
 	var parts []string
 	for _, r := range f.Resources {
-		parts = append(parts, fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name))
+		parts = append(parts, fmt.Sprintf("%s %s/%s", safetext.Text(r.Kind), safetext.Name(r.Namespace), safetext.Name(r.Name)))
 	}
 	return strings.Join(parts, ", ")
 }
 
 func (t *Timeline) write(b *strings.Builder) {
-	b.WriteString(t.Pointer.Text + "\n")
+	b.WriteString(safetext.Text(t.Pointer.Text) + "\n")
 	if t.Pointer.Assumed {
-		fmt.Fprintf(b, "  (an Application tracks HEAD, taken to be %s; set --default-branch if it is not)\n", t.Pointer.Name)
+		fmt.Fprintf(b, "  (an Application tracks HEAD, taken to be %s; set --default-branch if it is not)\n", safetext.Text(t.Pointer.Name))
 	}
 	for _, f := range t.Findings {
 		waived := ""
 		if f.Waived != nil {
-			waived = fmt.Sprintf(" (waived: %s)", f.Waived.Reason)
+			waived = fmt.Sprintf(" (waived: %s)", safetext.Text(f.Waived.Reason))
 		}
 		fmt.Fprintf(b, "  %s (%s): %s%s\n", f.Rule, f.Severity, f.Title, waived)
 	}
@@ -90,7 +91,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	}
 	project := ""
 	if ns := t.project(); ns != "" {
-		project = fmt.Sprintf(" (Stages of project %s)", ns)
+		project = fmt.Sprintf(" (Stages of project %s)", safetext.Name(ns))
 	}
 	fmt.Fprintf(b, "  pinned by: %s%s\n", strings.Join(pinned, ", "), project)
 	fmt.Fprintf(b, "  pushed by: %s\n", t.list(t.Writers, "no Stage"))
@@ -111,7 +112,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
-	head := t.Pointer.Name
+	head := safetext.Text(t.Pointer.Name)
 	if head == "" {
 		head = "head"
 	}
@@ -131,7 +132,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	b.WriteString("\n")
 
 	if t.Issue != "" {
-		fmt.Fprintf(b, "  Kargo then reports on Stage %s (status.health.issues):\n    %s\n", t.name(t.IssueStage), t.Issue)
+		fmt.Fprintf(b, "  Kargo then reports on Stage %s (status.health.issues):\n    %s\n", t.name(t.IssueStage), safetext.Text(t.Issue))
 	}
 	b.WriteString(textwrap.Wrap(t.closing(), "  ", width))
 	if len(t.Findings) > 0 {
@@ -216,7 +217,7 @@ func (t *Timeline) project() string {
 		}
 		ns = n
 	}
-	if ns == "" || t.name(t.Pinners[0]) == t.Pinners[0] {
+	if ns == "" || t.label(t.Pinners[0]) == t.Pinners[0] {
 		return ""
 	}
 	return ns

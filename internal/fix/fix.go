@@ -222,6 +222,9 @@ type pinLoc struct {
 // locate finds where pin p is written: the model names its step and its
 // apps[] and sources[] entries.
 func (pl *planner) locate(p evaluator.Pin) (*pinLoc, error) {
+	if p.Mechanisms {
+		return nil, fmt.Errorf("Stage %s is written for Kargo <= 0.8 (promotionMechanisms): fix edits promotion steps only; move the Stage to promotionTemplate steps first", p.Stage)
+	}
 	st, err := pl.e.stage(p.Stage)
 	if err != nil {
 		return nil, err

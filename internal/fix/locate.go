@@ -70,8 +70,12 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// object returns the mapping of the object ref names, in its file.
+// object returns the mapping of the object ref names, in its file; an object
+// a Helm chart or kustomization rendered has no mapping to edit.
 func (e *estate) object(ref evaluator.Resource) (*source, *yaml.Node, error) {
+	if ref.RenderedBy != "" {
+		return nil, nil, fmt.Errorf("%s: %s %s/%s was rendered by %s: change the template or kustomization by hand", ref.File, ref.Kind, ref.Namespace, ref.Name, ref.RenderedBy)
+	}
 	s, err := e.source(ref.File)
 	if err != nil {
 		return nil, nil, err

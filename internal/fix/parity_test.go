@@ -79,6 +79,12 @@ func TestModelLocationsLeadToTheirNodes(t *testing.T) {
 				}
 			}
 			for _, p := range m.Pins {
+				if p.Mechanisms {
+					if n := at("pin "+p.ID, p.Entry); n != nil && lookup(n, "appName") == nil {
+						t.Errorf("pin %s: %s has no appName", p.ID, p.Entry.Path)
+					}
+					continue
+				}
 				if n := at("pin "+p.ID, p.Entry); n != nil && lookup(n, "repoURL") == nil {
 					t.Errorf("pin %s: %s has no repoURL", p.ID, p.Entry.Path)
 				}

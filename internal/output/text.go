@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
@@ -24,18 +25,18 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		}
 		fmt.Fprintf(&b, "%s  %s  %s\n", pal.severity(f.Severity, strings.ToUpper(f.Severity)), pal.bold(f.Rule), f.Title)
 		if f.PointerText != "" {
-			fmt.Fprintf(&b, "  pointer  %s\n", f.PointerText)
+			fmt.Fprintf(&b, "  pointer  %s\n", safetext.Text(f.PointerText))
 		}
 		if wv := f.Waived; wv != nil {
 			fmt.Fprintf(&b, "  waived   %s\n", pal.dim(waiverNote(wv)))
 		}
 		autoSync, _ := f.Details["autoSync"].(map[string]any)
 		for _, r := range f.Resources {
-			line := fmt.Sprintf("  %-11s %-32s %s%s", r.Kind, qualified(r), pal.dim(location(r)), resourceNote(r, autoSync))
+			line := fmt.Sprintf("  %-11s %-32s %s%s", safetext.Text(r.Kind), qualified(r), pal.dim(location(r)), resourceNote(r, autoSync))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 		b.WriteString("  why\n")
-		b.WriteString(textwrap.Wrap(f.Message, "    ", textWidth))
+		b.WriteString(textwrap.Wrap(safetext.Text(f.Message), "    ", textWidth))
 		if f.Remediation != "" {
 			b.WriteString("  fix\n")
 			for _, line := range strings.Split(strings.TrimRight(f.Remediation, "\n"), "\n") {
@@ -50,18 +51,65 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		}
 		b.WriteString("input errors (these files or documents were not checked):\n")
 		for _, e := range report.Errors {
-			fmt.Fprintf(&b, "  %s %s\n", pal.dim(errorLocation(e)+":"), e.Message)
+			fmt.Fprintf(&b, "  %s %s\n", pal.dim(errorLocation(e)+":"), safetext.Text(e.Message))
 		}
 	}
-	if len(report.Findings) > 0 || len(report.Errors) > 0 {
+	if len(report.Rendered) > 0 {
+		if len(report.Findings) > 0 || len(report.Errors) > 0 {
+			b.WriteString("\n")
+		}
+		writeRendered(&b, report.Rendered, pal)
+	}
+	if len(report.Findings) > 0 || len(report.Errors) > 0 || len(report.Rendered) > 0 {
 		b.WriteString("\n")
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "%s checked: %s, %s, %s",
-		plural(s.Objects, "object"), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "%s: %s, %s, %s",
+		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRendered lists the directories read as Helm charts or kustomizations:
+// a line per directory, so that a user can tell what was checked.
+func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palette) {
+	b.WriteString("rendered (the other paths were read as plain YAML):\n")
+	for _, r := range roots {
+		how := "kustomize "
+		if r.Mode == evaluator.ModeHelm {
+			how = "helm chart"
+		}
+		var note string
+		switch {
+		case r.Failed:
+			note = "not rendered: see the input errors"
+		case r.BaseOf != "":
+			note = "read as a base of " + safetext.Text(r.BaseOf)
+		default:
+			note = plural(r.Objects, "object")
+			if r.Chart != "" {
+				note += ", chart " + safetext.Text(r.Chart)
+			}
+			if len(r.Values) > 0 {
+				note += ", values: " + safetext.Text(strings.Join(r.Values, ", "))
+			}
+		}
+		fmt.Fprintf(b, "  %s  %s  %s\n", how, safetext.Text(r.Path), pal.dim("("+note+")"))
+		if len(r.NotListed) > 0 {
+			b.WriteString(textwrap.Wrap("not listed by the kustomization, so not part of the estate and not checked: "+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
+		}
+	}
+}
+
+// objectsChecked opens the summary line: "6 objects checked", and how many
+// were skipped because no rule reads their kind.
+func objectsChecked(s evaluator.Summary) string {
+	out := plural(s.Objects, "object") + " checked"
+	if s.Skipped > 0 {
+		out += fmt.Sprintf(" (%d more skipped: no rule reads their kind)", s.Skipped)
+	}
+	return out
 }
 
 // summaryTail is what the summary line adds after the severity counts:
@@ -80,7 +128,7 @@ func summaryTail(report *evaluator.Report) string {
 	return s
 }
 
-// waiverNote says why and by what a finding is waived:
+// waiverNote says why and by what a finding is waived, escaped for display:
 // "reason; by waiver 1 (rule); expires 2031-01-31".
 func waiverNote(wv *evaluator.Waived) string {
 	s := wv.Reason
@@ -90,43 +138,57 @@ func waiverNote(wv *evaluator.Waived) string {
 	if wv.Expires != "" {
 		s += "; expires " + wv.Expires
 	}
-	return s
+	return safetext.Text(s)
 }
 
-// errorLocation is where a load error is: "path:line" or "path" (the part of
-// LoadError.Error before the message).
+// errorLocation is where a load error is, escaped for display: "path:line"
+// or "path" (the part of LoadError.Error before the message).
 func errorLocation(e evaluator.LoadError) string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d", e.Path, e.Line)
+		return fmt.Sprintf("%s:%d", safetext.Text(e.Path), e.Line)
 	}
-	return e.Path
+	return safetext.Text(e.Path)
 }
 
+// qualified names a resource for display: "namespace/name", each part
+// quoted when Kubernetes would reject it.
 func qualified(r evaluator.Resource) string {
+	if r.Namespace == "" {
+		return safetext.Name(r.Name)
+	}
+	return safetext.Name(r.Namespace) + "/" + safetext.Name(r.Name)
+}
+
+// key is a resource's "namespace/name" as the policies spell it, for lookups.
+func key(r evaluator.Resource) string {
 	if r.Namespace == "" {
 		return r.Name
 	}
 	return r.Namespace + "/" + r.Name
 }
 
+// location is a resource's "file:line", escaped for display.
 func location(r evaluator.Resource) string {
 	switch {
 	case r.File == "":
 		return ""
 	case r.Line > 0:
-		return fmt.Sprintf("%s:%d", r.File, r.Line)
+		return fmt.Sprintf("%s:%d", safetext.Text(r.File), r.Line)
 	default:
-		return r.File
+		return safetext.Text(r.File)
 	}
 }
 
 func resourceNote(r evaluator.Resource, autoSync map[string]any) string {
 	var notes []string
 	if r.GeneratedBy != "" {
-		notes = append(notes, "generated by "+r.GeneratedBy)
+		notes = append(notes, "generated by "+safetext.Text(r.GeneratedBy))
+	}
+	if r.RenderedBy != "" {
+		notes = append(notes, "rendered by "+r.RenderedBy)
 	}
 	if r.Kind == "Application" {
-		switch autoSync[qualified(r)] {
+		switch autoSync[key(r)] {
 		case true:
 			notes = append(notes, "auto-sync on")
 		case false:

@@ -2,10 +2,12 @@
 # title: Gatekeeper adapter
 # description: |
 #   Turns a Gatekeeper review into the model's input: the reviewed object plus the
-#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks and
-#   ClusterPromotionTasks (the reviewed object's stale inventory copy excluded),
-#   runs one rule, and keeps the findings that involve the reviewed object.
-#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace).
+#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
+#   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
+#   copy excluded), runs one rule, and keeps the findings that involve the
+#   reviewed object.
+#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
+#   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
@@ -17,7 +19,11 @@ namespaced := [
 	["argoproj.io/v1alpha1", "ApplicationSet"],
 	["kargo.akuity.io/v1alpha1", "Stage"],
 	["kargo.akuity.io/v1alpha1", "PromotionTask"],
+	["kargo.akuity.io/v1alpha1", "Warehouse"],
 ]
+
+# The cluster-scoped inventory paths read.
+cluster_scoped := [["kargo.akuity.io/v1alpha1", "ClusterPromotionTask"]]
 
 review := input.review.object
 
@@ -39,9 +45,10 @@ inventory := array.concat(
 		not same(review_ref, kind, ns, name)
 	],
 	[{"path": "inventory", "contents": o} |
+		some [gv, kind] in cluster_scoped
 		some name
-		o := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-		not same(review_ref, "ClusterPromotionTask", "", name)
+		o := data.inventory.cluster[gv][kind][name]
+		not same(review_ref, kind, "", name)
 	],
 )
 
@@ -148,12 +155,15 @@ same(ref, kind, ns, name) if {
 	name == ref.name
 }
 
-settings := {k: v |
-	some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
-	v := input.parameters[param]
-	is_string(v)
-	v != ""
-}
+settings := object.union(
+	{k: v |
+		some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
+		v := input.parameters[param]
+		is_string(v)
+		v != ""
+	},
+	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
+)
 
 # violations turns a rule's findings (evaluated by the template's entry module
 # with input as docs and the settings) into Gatekeeper violations, keeping those

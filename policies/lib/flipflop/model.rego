@@ -145,6 +145,24 @@ targets(s, env, entry, name, ns) := [] if {
 	apps.selector_matches(sel, a.labels)
 ]
 
+# namesakes lists the Applications named name (written, generated, or generated
+# under a name pattern that matches it) in namespaces other than ns: where an
+# argocd-update entry that finds nothing in ns may have meant to look.
+namesakes(name, ns) := array.concat(
+	[a | some a in object.get(apps_by_name, name, []); a.namespace != ns],
+	[instance(a, name) |
+		some a in apps.patterns
+		a.namespace != ns
+		replace(a.name_pattern, "*", "") != ""
+		glob.match(a.name_pattern, null, name)
+	],
+)
+
+apps_by_name := {n: group |
+	some n in {a.name | some a in apps.records; a.name_known}
+	group := [a | some a in apps.records; a.name_known; a.name == n]
+}
+
 # selector substitutes ctx and vars into a label selector's values, as Kargo does
 # (selectors may use ctx and vars).
 selector(env, sel) := {
@@ -216,11 +234,14 @@ desired_class(d) := "literal" if {
 	regex.match(`(commitFrom|chartFrom|imageFrom)\(`, d)
 } else := "expression"
 
-# pins lists every (Stage, Application source) a Stage pins. Kargo picks the
-# desired revision for a source by exact string equality of repoURL and chart, so
-# that is what is matched here; selector matches that do not authorize the Stage
-# are skipped, as Kargo skips them.
-pins := [p |
+# pins lists every (Stage, Application source) a Stage pins: argocd-update
+# steps, and the revision checks of legacy argoCDAppUpdates.
+pins := array.concat(step_pins, legacy_pins)
+
+# step_pins: argocd-update's pins. Kargo picks the desired revision for a source
+# by exact string equality of repoURL and chart, so that is what is matched here;
+# selector matches that do not authorize the Stage are skipped, as Kargo skips them.
+step_pins := [p |
 	some u in updates
 	some t in u.targets
 	pinnable(u, t)
@@ -256,25 +277,6 @@ pinnable(u, _) if not u.selector
 pinnable(u, t) if {
 	u.selector
 	t.authorized != false
-}
-
-# near_misses: sources[] entries whose repoURL names an Application source only
-# after normalisation; Kargo registers no revision check for them.
-near_misses := [{"stage": u.stage, "app": t.app, "source": src, "url": url} |
-	some u in updates
-	some t in u.targets
-	some e in objects.array_at(u.entry, ["sources"])
-	pin_entry(e)
-	url := stages.value(u.step, object.get(e, "repoURL", ""))
-	expr.known(url)
-	not exact_source(t.app, url)
-	some src in t.app.sources
-	src.repo_id == repo.id(url)
-]
-
-exact_source(app, url) if {
-	some src in app.sources
-	src.repo_url == url
 }
 
 # pins_by_pointer groups pins on known pointers by pointer key.
@@ -459,4 +461,12 @@ writers_by_stage := {k: group |
 
 # unknown_writes lists the Stages some of whose pushes land on a repository or
 # branch the model cannot know.
-unknown_writes := {w.stage.key | some w in writers; not w.pointer.known}
+unknown_writes := {w.stage.key | some w in writers; not w.pointer.known} | unknown_steps
+
+# unknown_steps lists the Stages with a task step whose PromotionTask no input
+# defines: what those steps push and pin is unknown, not absent.
+unknown_steps := {s.key |
+	some s in stages.records
+	some step in s.steps
+	step.task_resolved == false
+}

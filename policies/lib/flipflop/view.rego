@@ -174,6 +174,7 @@ pin(p) := {
 	"appEntry": {"ref": p.step.origin.ref, "path": p.app_entry_path},
 	"via": p.via,
 	"legacyField": p.legacy_field,
+	"mechanisms": object.get(p, "mechanisms", false),
 	"autoSync": p.app.auto_sync,
 }
 

@@ -21,6 +21,8 @@
 #   id: shared-application
 #   severity: error
 #   admission: true
+#   fixable: true
+#   diagnose: shared-app
 #   why: |
 #     Every promotion of each Stage registers a health check that expects the
 #     Application at that Stage's revision. An Application source has one
@@ -52,11 +54,12 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(
-			"Stages %s all pin desiredRevision on Application %s; it can be at only one of their revisions, so at least one of them will always see it as not synced to the desired revision.",
-			[result.names(stages), key],
+			"Stages %s all pin desiredRevision on Application %s; it can be at only one of their revisions, so at least one of them will always see it as not synced to the desired revision.%s",
+			[result.names(stages), key, model.legacy_note(pins)],
 		),
 		result.refs(array.concat([p.stage.ref | some p in pins], [pins[0].app.ref])),
 		key,
+		result.about([], stages, [key], {p.id | some p in pins}, []),
 		{"application": key, "stages": sort(stages)},
 	)
 }

@@ -24,6 +24,8 @@
 #   id: unreachable-desired-revision
 #   severity: error
 #   admission: true
+#   fixable: true
+#   diagnose: unreachable
 #   why: |
 #     Kargo compares a pinned revision with the Application source's
 #     `status.sync.revision`: for a Git source, the commit SHA that Argo CD resolved
@@ -65,11 +67,12 @@ report contains finding if {
 	reason := unreachable(p)
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s", [
-			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason,
+		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s", [
+			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.legacy_note([p]),
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),
+		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
 		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 	)
 }
