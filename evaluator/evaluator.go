@@ -22,6 +22,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/flipflop-dev/flipflop/policies"
@@ -68,6 +69,16 @@ type Rule struct {
 	// RelatedResources are the Kargo and Argo CD documentation pages and issue
 	// threads behind the rule (METADATA related_resources), in METADATA order.
 	RelatedResources []RelatedResource `json:"relatedResources,omitempty"`
+	// Fixable: `flipflop fix` previews ways out of the rule's findings
+	// (METADATA custom.fixable).
+	Fixable bool `json:"fixable,omitempty"`
+	// Timeline: `flipflop explain` replays the rule's findings as promotion
+	// timelines (METADATA custom.timeline).
+	Timeline bool `json:"timeline,omitempty"`
+	// Diagnose is the cause of an Unhealthy Stage the rule's findings explain
+	// in `flipflop diagnose` (METADATA custom.diagnose): one of the Cause*
+	// constants of internal/diagnose, such as shared-pointer; "" for none.
+	Diagnose string `json:"diagnose,omitempty"`
 }
 
 // RelatedResource is a link from a rule's METADATA related_resources.
@@ -76,29 +87,18 @@ type RelatedResource struct {
 	Description string `json:"description,omitempty"`
 }
 
-// ConstraintKind is the kind of the rule's Gatekeeper constraint:
-// shared-branch-contradiction → FlipflopSharedBranchContradiction.
-func (r Rule) ConstraintKind() string {
-	var b strings.Builder
-	b.WriteString("Flipflop")
-	for _, part := range strings.Split(r.ID, "-") {
-		if part != "" {
-			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-		}
-	}
-	return b.String()
-}
-
-// Evaluator holds the compiled policies and the prepared query.
+// Evaluator holds the compiled policies and the prepared queries. The policies
+// are compiled once; the findings query is prepared in New, the queries that
+// also return the model are prepared on first use, on the same compiler.
 type Evaluator struct {
-	query rego.PreparedEvalQuery
-	model rego.PreparedEvalQuery
-	rules []Rule
-	// kinds is prepared on first use (most runs never need it).
-	prepare   func(query string) (rego.PreparedEvalQuery, error)
-	kindsOnce sync.Once
-	kinds     rego.PreparedEvalQuery
-	kindsErr  error
+	compiler *ast.Compiler
+	store    storage.Store
+	strict   bool
+	query    rego.PreparedEvalQuery
+	rules    []Rule
+
+	mu       sync.Mutex
+	prepared map[string]rego.PreparedEvalQuery
 }
 
 // Modules returns the embedded policy modules, test files excluded, parsed with
@@ -167,26 +167,48 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	prepare := func(query string) (rego.PreparedEvalQuery, error) {
-		ropts := []func(*rego.Rego){rego.Query(query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
-		for _, name := range names {
-			ropts = append(ropts, rego.ParsedModule(mods[name]))
-		}
-		pq, err := rego.New(ropts...).PrepareForEval(ctx)
-		if err != nil {
-			return pq, fmt.Errorf("preparing policy query %s: %w", query, err)
-		}
+	// The first query compiles the modules into compiler; every later query is
+	// prepared on the same compiler (rego compiles modules only when given some).
+	compiler := ast.NewCompiler()
+	ropts := []func(*rego.Rego){rego.Compiler(compiler), rego.Query(Query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
+	for _, name := range names {
+		ropts = append(ropts, rego.ParsedModule(mods[name]))
+	}
+	pq, err := rego.New(ropts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
+	}
+	return &Evaluator{compiler: compiler, store: store, strict: o.strict, query: pq, rules: rulesFrom(mods)}, nil
+}
+
+// prepared returns the query q prepared on the compiler New built, preparing
+// it on first use.
+func (e *Evaluator) prepare(ctx context.Context, q string) (rego.PreparedEvalQuery, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if pq, ok := e.prepared[q]; ok {
 		return pq, nil
 	}
-	pq, err := prepare(Query)
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(q), rego.StrictBuiltinErrors(e.strict)).PrepareForEval(ctx)
 	if err != nil {
-		return nil, err
+		return pq, fmt.Errorf("preparing policy query %s: %w", q, err)
 	}
-	sq, err := prepare(ModelQuery + " with data.lib.flipflop.config.settings as data.flipflop_settings")
-	if err != nil {
-		return nil, err
+	if e.prepared == nil {
+		e.prepared = map[string]rego.PreparedEvalQuery{}
 	}
-	return &Evaluator{query: pq, model: sq, rules: rulesFrom(mods), prepare: prepare}, nil
+	e.prepared[q] = pq
+	return pq, nil
+}
+
+// modelQuery is the query behind Model: the model view under the settings.
+func modelQuery(o modelOptions) string {
+	return "model = " + o.view() + " with data.lib.flipflop.config.settings as data.flipflop_settings"
+}
+
+// analyzeQuery is the query behind Analyze: findings and the model view in
+// one with-scope, so the model is computed once for both.
+func analyzeQuery(o modelOptions) string {
+	return `x = {"findings": data.flipflop.all_findings, "model": ` + o.view() + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
 }
 
 // KindsQuery counts the objects the model reads, by kind.
@@ -197,18 +219,23 @@ const KindsQuery = "{k: count(v) | some k, v in data.lib.flipflop.objects.by_kin
 // ApplicationSets of the right API groups); every kind is present, zeros
 // included. A caller uses it to tell an input that holds nothing to check.
 func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, error) {
-	e.kindsOnce.Do(func() { e.kinds, e.kindsErr = e.prepare(KindsQuery) })
-	if e.kindsErr != nil {
-		return nil, e.kindsErr
+	pq, err := e.prepare(ctx, "kinds = "+KindsQuery)
+	if err != nil {
+		return nil, err
 	}
-	rs, err := e.kinds.Eval(ctx, evalInput(Input(objs)))
+	in, err := input(objs)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("counting objects: %w", err)
 	}
-	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+	v := binding(rs, "kinds")
+	if v == nil {
 		return nil, fmt.Errorf("counting objects: %s is undefined", KindsQuery)
 	}
-	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +248,27 @@ func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, e
 
 // Rules lists every rule of the bundle, sorted by id.
 func (e *Evaluator) Rules() []Rule { return slices.Clone(e.rules) }
+
+// BundleRules lists every rule of the embedded bundle from its METADATA,
+// sorted by id, without compiling the policies (for help texts and listings).
+func BundleRules() ([]Rule, error) {
+	mods, err := Modules()
+	if err != nil {
+		return nil, err
+	}
+	return rulesFrom(mods), nil
+}
+
+// RuleIDs returns the ids of the rules for which keep is true, sorted.
+func RuleIDs(rules []Rule, keep func(Rule) bool) []string {
+	var out []string
+	for _, r := range rules {
+		if keep(r) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
 func rulesFrom(mods map[string]*ast.Module) []Rule {
 	var rules []Rule
@@ -241,6 +289,9 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			rem, _ := a.Custom["remediation"].(string)
 			adm, _ := a.Custom["admission"].(bool)
 			why, _ := a.Custom["why"].(string)
+			fixable, _ := a.Custom["fixable"].(bool)
+			timeline, _ := a.Custom["timeline"].(bool)
+			diagnose, _ := a.Custom["diagnose"].(string)
 			var related []RelatedResource
 			for _, rr := range a.RelatedResources {
 				if rr == nil || rr.Ref.String() == "" {
@@ -251,6 +302,7 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 			rules = append(rules, Rule{
 				ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm,
 				Package: pkg, File: file, Why: why, RelatedResources: related,
+				Fixable: fixable, Timeline: timeline, Diagnose: diagnose,
 			})
 		}
 	}
@@ -258,13 +310,17 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 	return rules
 }
 
-// Input builds the policy input from objects: conftest's combined shape
+// input builds the policy input from objects: conftest's combined shape
 // [{path, line, contents}] (plus renderedBy for rendered objects and
-// duplicateKeys for documents that repeat a key), converted to an AST value once.
-func Input(objs []Object) ast.Value {
+// duplicateKeys for documents that repeat a key), converted to an AST value
+// once. An object without a value is an error.
+func input(objs []Object) (ast.Value, error) {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
 		o := &objs[i]
+		if o.Value == nil {
+			return nil, fmt.Errorf("object %d (%s) has no value: build objects with NewObject or a Loader", i, o.where())
+		}
 		items := [][2]*ast.Term{
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
 			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
@@ -286,29 +342,69 @@ func Input(objs []Object) ast.Value {
 		}
 		terms = append(terms, ast.ObjectTerm(items...))
 	}
-	return ast.NewArray(terms...)
+	return ast.NewArray(terms...), nil
 }
-
-func evalInput(input ast.Value) rego.EvalOption { return rego.EvalParsedInput(input) }
 
 // Evaluate runs every rule over objs and returns the findings, sorted by
 // severity, rule and resources. Load errors are the caller's to add.
 func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
-	return e.EvaluateInput(ctx, Input(objs), len(objs))
-}
-
-// EvaluateInput is Evaluate for an input already built with Input; objects is
-// the count reported in the summary.
-func (e *Evaluator) EvaluateInput(ctx context.Context, input ast.Value, objects int) (*Report, error) {
-	rs, err := e.query.Eval(ctx, evalInput(input))
+	in, err := input(objs)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
-	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("evaluating policies: %s is undefined", Query)
 	}
-	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	return newReport(rs[0].Expressions[0].Value, len(objs))
+}
+
+// Analyze evaluates findings and the model together, in one evaluation: for
+// tools that need both (explain, graph, fix, diagnose). The report is
+// Evaluate's, the model Model's with the same options.
+func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOption) (*Report, *Model, error) {
+	pq, err := e.prepare(ctx, analyzeQuery(modelOptionsOf(opts)))
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := input(objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	x, ok := binding(rs, "x").(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("evaluating policies: findings and model are undefined")
+	}
+	report, err := newReport(x["findings"], len(objs))
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := newModel(x["model"])
+	if err != nil {
+		return nil, nil, err
+	}
+	return report, m, nil
+}
+
+// binding returns the value bound to name in the first result.
+func binding(rs rego.ResultSet, name string) any {
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[0].Bindings[name]
+}
+
+// newReport reads the findings value of a query into a Report.
+func newReport(v any, objects int) (*Report, error) {
+	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("reading findings: %w", err)
 	}

@@ -2,22 +2,43 @@ package evaluator_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
-// check loads paths and evaluates them with settings.
-func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
+// evaluators holds one strict Evaluator per settings: compiling the policies
+// once per test binary, not once per case.
+var evaluators sync.Map
+
+// shared returns the strict Evaluator for settings s.
+func shared(t testing.TB, s evaluator.Settings) *evaluator.Evaluator {
 	t.Helper()
+	key, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := evaluators.Load(string(key)); ok {
+		return ev.(*evaluator.Evaluator)
+	}
 	ev, err := evaluator.New(context.Background(), s, evaluator.StrictBuiltinErrors())
 	if err != nil {
 		t.Fatal(err)
 	}
+	actual, _ := evaluators.LoadOrStore(string(key), ev)
+	return actual.(*evaluator.Evaluator)
+}
+
+// check loads paths and evaluates them with settings.
+func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
+	t.Helper()
+	ev := shared(t, s)
 	objs, errs := (&evaluator.Loader{}).Load(paths)
 	if len(errs) > 0 {
 		t.Fatalf("load errors: %v", errs)
@@ -98,10 +119,7 @@ func TestFixExamplesAreClean(t *testing.T) {
 // samples/fires must produce the rule, each under samples/clean must not.
 func TestRuleSamples(t *testing.T) {
 	rules, _ := filepath.Glob("../policies/rules/*")
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := shared(t, evaluator.Settings{})
 	ids := map[string]bool{}
 	for _, r := range ev.Rules() {
 		ids[r.ID] = true
@@ -206,5 +224,26 @@ func TestModel(t *testing.T) {
 	}
 	if a := s.Applications[0]; a.AutoSync != true || a.Sources[0].TargetRevision != "main" || a.Ref.Line != 2 {
 		t.Errorf("application %+v", a)
+	}
+}
+
+// An object without a value is an error, not a panic; NewObject refuses nil.
+func TestObjectsWithoutValues(t *testing.T) {
+	ev := shared(t, evaluator.Settings{})
+	if _, err := ev.Evaluate(context.Background(), []evaluator.Object{{Path: "x.yaml", Line: 3, Kind: "Stage"}}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
+		t.Errorf("Evaluate: %v, want an error naming x.yaml:3", err)
+	}
+	if _, _, err := ev.Analyze(context.Background(), []evaluator.Object{{}}); err == nil {
+		t.Error("Analyze: no error")
+	}
+	if _, err := ev.Model(context.Background(), []evaluator.Object{{}}); err == nil {
+		t.Error("Model: no error")
+	}
+	if _, err := evaluator.NewObject("x.yaml", 1, nil); err == nil {
+		t.Error("NewObject(nil): no error")
+	}
+	o, err := evaluator.NewObject("x.yaml", 1, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}})
+	if err != nil || o.Kind != "ConfigMap" || o.Namespace != "n" || o.Name != "c" || o.Value == nil {
+		t.Errorf("NewObject: %+v, %v", o, err)
 	}
 }

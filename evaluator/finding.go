@@ -55,7 +55,21 @@ type Finding struct {
 	// Key names what the finding is about (e.g. the shared pointer), stable
 	// across runs; with Rule it identifies the finding.
 	Key string `json:"key,omitempty"`
-	// Details holds rule-specific facts for renderers (pointer, auto-sync, ...).
+	// Pointer, Stages, Applications, Pins and Writes say what the finding is
+	// about in the model's terms, for tools to join on: the pointer key ("" for
+	// none), Stage keys ("project/name"), Application keys ("namespace/name"),
+	// and the ids of pins and writes in the model (Model.Pin, Model.Write;
+	// opaque strings). Every rule fills the same fields.
+	Pointer string `json:"pointer,omitempty"`
+	// PointerText is the pointer for people: "github.com/acme/deploy @ main".
+	PointerText  string   `json:"pointerText,omitempty"`
+	Stages       []string `json:"stages,omitempty"`
+	Applications []string `json:"applications,omitempty"`
+	Pins         []string `json:"pins,omitempty"`
+	Writes       []string `json:"writes,omitempty"`
+	// Details holds rule-specific facts for people; tools read the typed fields
+	// above. One key is shared by the rules that involve Applications:
+	// autoSync, {"namespace/name": true | false | "unknown"}.
 	Details map[string]any `json:"details,omitempty"`
 	// Waived is set when a waiver covers the finding: it is listed, but counts
 	// toward neither the severity totals nor the exit code.

@@ -2,6 +2,7 @@ package evaluator_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,19 +108,17 @@ func TestExpandGitGenerators(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	mods, _ := evaluator.Modules()
-	opts := []func(*rego.Rego){rego.Query(`apps := [[a.key, a.sources[0].raw_revision] | some a in data.lib.flipflop.apps.records]`)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	rs, err := rego.New(append(opts, rego.ParsedInput(evaluator.Input(expanded)))...).Eval(context.Background())
+	m, err := ev.Model(context.Background(), expanded)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, a := range rs[0].Bindings["apps"].([]any) {
-		pair := a.([]any)
-		got = append(got, pair[0].(string)+"@"+pair[1].(string))
+	for _, a := range m.Applications {
+		got = append(got, fmt.Sprintf("%s@%v", a.Key, a.Sources[0].TargetRevision))
 	}
 	slices.Sort(got)
 	want := []string{"argocd/svc-alpha@main", "argocd/svc-beta@main", "argocd/web-dev@env/dev", "argocd/web-qa@env/qa"}

@@ -48,6 +48,39 @@ func (e LoadError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Message)
 }
 
+// where names an object for messages: "file:line" or its kind and name.
+func (o *Object) where() string {
+	switch {
+	case o.Path != "" && o.Line > 0:
+		return fmt.Sprintf("%s:%d", o.Path, o.Line)
+	case o.Path != "":
+		return o.Path
+	}
+	return fmt.Sprintf("%s %s/%s", o.Kind, o.Namespace, o.Name)
+}
+
+// NewObject makes an Object from a decoded Kubernetes object (as
+// encoding/json, sigs.k8s.io/yaml or unstructured.Unstructured.Object hold
+// it), read from path at line (0 when unknown): for programs that have objects
+// in memory and do not use a Loader.
+func NewObject(path string, line int, obj map[string]any) (Object, error) {
+	if obj == nil {
+		return Object{}, fmt.Errorf("%s: no object", path)
+	}
+	v, err := ast.InterfaceToValue(obj)
+	if err != nil {
+		return Object{}, fmt.Errorf("%s: %v", path, err)
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	md, _ := obj["metadata"].(map[string]any)
+	return Object{
+		Path: path, Line: line,
+		APIVersion: str(obj, "apiVersion"), Kind: str(obj, "kind"),
+		Namespace: str(md, "namespace"), Name: str(md, "name"),
+		Value: v,
+	}, nil
+}
+
 // withDuplicates gives each object the repeated keys of its document: for the
 // items of a List, those at or after the item's first line and before the
 // next item's.

@@ -54,13 +54,14 @@ Flags:
 		return err
 	}
 	ev, objs, loadErrs := in.ev, in.objs, in.errs
-	report, err := ev.Evaluate(ctx, objs)
+	report, model, err := ev.Analyze(ctx, objs)
 	if err != nil {
 		return err
 	}
 	rep := diagnose.Diagnose(diagnose.Input{
 		Objects:         objs,
 		Findings:        report.Findings,
+		Model:           model,
 		Rules:           ev.Rules(),
 		ArgoCDNamespace: in.settings.ArgoCDNamespace,
 	})

@@ -60,7 +60,7 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if err := explain.Write(stdio.Out, model, report, in.objs); err != nil {
+	if err := explain.Write(stdio.Out, model, report, in.ev.Rules()); err != nil {
 		return err
 	}
 	return loadErrors(in.errs, stdio.Err)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/export"
 )
 
@@ -64,7 +65,7 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 		b, err := export.Bundle()
 		return export.Files{"flipflop.tar.gz": b}, b, err
 	case "gatekeeper":
-		f, err := export.Gatekeeper(ctx, ev)
+		f, err := export.Gatekeeper(ctx, ev, docs.Text)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -76,7 +77,7 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 			return nil, nil, err
 		}
 		all.Add("conftest/", c)
-		g, err := export.Gatekeeper(ctx, ev)
+		g, err := export.Gatekeeper(ctx, ev, docs.Text)
 		if err != nil {
 			return nil, nil, err
 		}

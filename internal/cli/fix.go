@@ -72,7 +72,8 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	fs.BoolVar(&apply, "apply", false, "with --way: write the change to the files (only files under the PATHs given), print the diff, then check the PATHs again and print the result")
 	in.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules()), fs.FlagUsages())
+		rules, _ := evaluator.BundleRules()
+		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules(rules)), fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -102,16 +103,16 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return loadErrors(l.errs, stdio.Err)
 	}
 	objs := l.objs
-	model, report, err := l.modelAndReport(ctx)
+	report, model, err := l.ev.Analyze(ctx, objs, evaluator.Detailed())
 	if err != nil {
 		return err
 	}
-	plan, err := fix.New(objs, report, model, fix.Options{})
+	plan, err := fix.New(objs, report, model, fix.Options{Rules: l.ev.Rules()})
 	if err != nil {
 		return err
 	}
 	if len(plan.Proposals) == 0 {
-		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix: no finding of %s\n", joinOr(fix.Rules()))
+		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix: no finding of %s\n", joinOr(fix.Rules(l.ev.Rules())))
 		return errNothingToFix
 	}
 	if way == "" {

@@ -292,11 +292,7 @@ func nounCount(n int, noun string) string {
 // modelAndReport evaluates the loaded objects twice: the model as plain data
 // (for drawing and explaining) and the findings.
 func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluator.Report, error) {
-	model, err := l.ev.Model(ctx, l.objs)
-	if err != nil {
-		return nil, nil, err
-	}
-	report, err := l.ev.Evaluate(ctx, l.objs)
+	report, model, err := l.ev.Analyze(ctx, l.objs)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,15 +16,24 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
-// Causes of a desired-revision mismatch. The first four are flipflop rules
-// whose findings (or the live status alone) explain it; Other is anything else.
+// The kinds of contradiction that explain a desired-revision mismatch, most
+// specific first. A rule says in its METADATA (custom.diagnose) which kind its
+// findings are; a Diagnosis names that rule as its Cause, or CauseOther.
 const (
-	CauseSharedBranch = "shared-branch-contradiction"
-	CauseForeignPush  = "foreign-branch-writer"
-	CauseSharedApp    = "shared-application"
-	CauseUnreachable  = "unreachable-desired-revision"
-	CauseOther        = "other"
+	// SharedPointer: several Stages pin one floating pointer.
+	SharedPointer = "shared-pointer"
+	// SharedApplication: several Stages pin one Application.
+	SharedApplication = "shared-app"
+	// ForeignWriter: a Stage that does not pin a pointer pushes to it.
+	ForeignWriter = "foreign-writer"
+	// Unreachable: the desired revision can never be what Argo CD reports.
+	Unreachable = "unreachable"
+	// CauseOther is the Cause of a mismatch no contradiction explains.
+	CauseOther = "other"
 )
+
+// kinds are the kinds of contradiction, most specific first.
+var kinds = []string{SharedPointer, SharedApplication, ForeignWriter, Unreachable}
 
 // Evidence says what a diagnosis rests on.
 const (
@@ -40,9 +49,12 @@ type Input struct {
 	// Objects are the objects read (after cluster.Merge). When a Stage or an
 	// Application appears more than once, the copy with a status is used.
 	Objects []evaluator.Object
-	// Findings are the static findings on the same objects.
+	// Findings are the static findings on the same objects, and Model the
+	// model they were computed with (their pins and writes are looked up there).
 	Findings []evaluator.Finding
-	// Rules give each cause its remediation.
+	Model    *evaluator.Model
+	// Rules are the bundle's rules: which kind of contradiction each rule's
+	// findings are (METADATA custom.diagnose), and each cause's remediation.
 	Rules []evaluator.Rule
 	// ArgoCDNamespace is where an Application lives when a health check omits
 	// its namespace ("" means argocd).
@@ -73,9 +85,12 @@ type Summary struct {
 type Diagnosis struct {
 	Stage    string             `json:"stage"`
 	Resource evaluator.Resource `json:"resource"`
-	// Cause is one of the Cause constants; Contradiction is true for every
-	// cause but CauseOther.
-	Cause         string `json:"cause"`
+	// Cause is the id of the rule whose kind of contradiction explains the
+	// mismatch, or CauseOther; Contradiction is true for every cause but
+	// CauseOther.
+	Cause string `json:"cause"`
+	// Kind is the kind of contradiction (SharedPointer, ...); "" for CauseOther.
+	Kind          string `json:"kind,omitempty"`
 	Contradiction bool   `json:"contradiction"`
 	Evidence      string `json:"evidence"`
 	Message       string `json:"message"`
@@ -171,9 +186,18 @@ func (s *stage) pins(defaultNS string) []AppRevision {
 func Diagnose(in Input) *Report {
 	defaultNS := cmp.Or(in.ArgoCDNamespace, "argocd")
 	stages, apps := index(in.Objects, defaultNS)
-	d := &diagnoser{in: in, defaultNS: defaultNS, stages: stages, apps: apps, remediation: map[string]string{}}
+	d := &diagnoser{in: in, defaultNS: defaultNS, stages: stages, apps: apps, remediation: map[string]string{}, ruleOf: map[string]string{}, kindOf: map[string]string{}}
+	if d.in.Model == nil {
+		d.in.Model = &evaluator.Model{}
+	}
 	for _, r := range in.Rules {
 		d.remediation[r.ID] = r.Remediation
+		if r.Diagnose != "" {
+			d.kindOf[r.ID] = r.Diagnose
+			if _, ok := d.ruleOf[r.Diagnose]; !ok {
+				d.ruleOf[r.Diagnose] = r.ID
+			}
+		}
 	}
 	rep := &Report{Diagnoses: []Diagnosis{}, Errors: []evaluator.LoadError{}}
 	keys := make([]string, 0, len(stages))
@@ -243,6 +267,18 @@ type diagnoser struct {
 	stages      map[string]*stage
 	apps        map[string]*appStatus
 	remediation map[string]string
+	// ruleOf names the rule of each kind of contradiction, kindOf the kind of
+	// each such rule.
+	ruleOf, kindOf map[string]string
+}
+
+// cause returns the Cause for a kind of contradiction seen in the live status
+// alone: the rule of that kind, or CauseOther when the bundle has none.
+func (d *diagnoser) cause(kind string) string {
+	if r, ok := d.ruleOf[kind]; ok {
+		return r
+	}
+	return CauseOther
 }
 
 // observed fills a mismatch with what Argo CD reports, from the Application,
@@ -291,37 +327,36 @@ func (d *diagnoser) diagnose(s *stage) Diagnosis {
 	}
 	diag.Contradiction = diag.Cause != CauseOther
 	if diag.Contradiction {
+		diag.Kind = d.kindOf[diag.Cause]
+	}
+	if diag.Contradiction {
 		diag.Remediation = d.remediation[diag.Cause]
 	}
 	return diag
 }
 
-// causeRules are the rules whose findings explain a mismatch, most specific
-// first, with the detail keys that name the Stages they blame and the
-// Applications they involve.
-var causeRules = []struct{ rule, stages, apps string }{
-	{CauseSharedBranch, "stages", "applications"},
-	{CauseSharedApp, "stages", "application"},
-	{CauseForeignPush, "pinningStages", "applications"},
-	{CauseUnreachable, "stage", "application"},
-}
-
 // finding returns the static finding that explains a Stage's mismatch: one
-// that involves the Stage and, preferably, a mismatched Application.
+// of the most specific kind that pins on the Stage (for Unreachable, that is
+// about the Stage) and, preferably, on a mismatched Application.
 func (d *diagnoser) finding(stageKey string, mismatched map[string]bool) (evaluator.Finding, bool) {
 	var fallback *evaluator.Finding
-	for _, cr := range causeRules {
+	for _, kind := range kinds {
 		for i := range d.in.Findings {
 			f := &d.in.Findings[i]
-			if f.Rule != cr.rule || !slices.Contains(strs(f.Details[cr.stages]), stageKey) {
+			if d.kindOf[f.Rule] != kind {
 				continue
 			}
-			for _, a := range strs(f.Details[cr.apps]) {
-				if mismatched[a] {
+			pinned := false
+			for _, p := range d.in.Model.PinsOf(*f) {
+				if p.Stage != stageKey {
+					continue
+				}
+				pinned = true
+				if mismatched[p.Application] {
 					return *f, true
 				}
 			}
-			if fallback == nil {
+			if pinned && fallback == nil {
 				fallback = f
 			}
 		}
@@ -332,45 +367,29 @@ func (d *diagnoser) finding(stageKey string, mismatched map[string]bool) (evalua
 	return evaluator.Finding{}, false
 }
 
-// strs reads a details value that is a string or a list of strings.
-func strs(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []string:
-		return v
-	case []any:
-		var out []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
 func (d *diagnoser) fromFinding(diag *Diagnosis, s *stage, f evaluator.Finding, heads map[string]bool) {
 	diag.Cause, diag.Evidence = f.Rule, EvidenceConfig
-	diag.Pointer, _ = f.Details["pointer"].(string)
-	var involved []string
-	switch f.Rule {
-	case CauseSharedBranch, CauseSharedApp:
-		involved = strs(f.Details["stages"])
-	case CauseForeignPush:
-		involved = append(strs(f.Details["pinningStages"]), strs(f.Details["writingStages"])...)
-	default:
-		involved = []string{s.key}
+	kind := d.kindOf[f.Rule]
+	pins := d.in.Model.PinsOf(f)
+	pinners := map[string]bool{}
+	for _, p := range pins {
+		pinners[p.Stage] = true
+		if diag.Pointer == "" && p.Pointer.Known {
+			diag.Pointer = p.Pointer.Text
+		}
+	}
+	involved := []string{s.key}
+	if kind != Unreachable {
+		involved = f.Stages
 	}
 	apps := map[string]bool{}
-	for _, a := range append(strs(f.Details["applications"]), strs(f.Details["application"])...) {
+	for _, a := range f.Applications {
 		apps[a] = true
 	}
 	d.states(diag, involved, apps, heads)
 	mis := describeMismatches(diag.Mismatches)
-	switch f.Rule {
-	case CauseSharedBranch:
+	switch kind {
+	case SharedPointer:
 		others := without(involved, s.key)
 		if len(diag.HeadHeldBy) > 0 && !slices.Contains(diag.HeadHeldBy, s.key) {
 			diag.Message = fmt.Sprintf("Stage %s is Unhealthy because the promotion of %s moved %s to %s, which %s now reports instead of the %s that %s pinned. This is the shared-branch flip-flop: Stages %s pin desiredRevision on Applications that track the same branch head, so the next promotion of %s will turn %s Unhealthy in turn, while Argo CD shows the Applications Synced.",
@@ -379,11 +398,17 @@ func (d *diagnoser) fromFinding(diag *Diagnosis, s *stage, f evaluator.Finding, 
 			diag.Message = fmt.Sprintf("Stage %s is Unhealthy: %s. No Stage's last Promotion pinned the head the Applications report, so a commit from elsewhere (another writer, a person, CI) moved %s; but Stages %s also pin desiredRevision on it, so their promotions make the Stages' health flip-flop as well.",
 				s.key, mis, pointerOr(diag.Pointer), names(others))
 		}
-	case CauseSharedApp:
+	case SharedApplication:
 		diag.Message = fmt.Sprintf("Stage %s is Unhealthy: %s. Stages %s pin desiredRevision on the same Application: only one of their revisions can be what Argo CD reports, so their health flip-flops with every promotion.",
 			s.key, mis, names(involved))
-	case CauseForeignPush:
-		writers := strs(f.Details["writingStages"])
+	case ForeignWriter:
+		var writers []string
+		for _, w := range d.in.Model.WritesOf(f) {
+			if !pinners[w.Stage] && !slices.Contains(writers, w.Stage) {
+				writers = append(writers, w.Stage)
+			}
+		}
+		slices.Sort(writers)
 		diag.Message = fmt.Sprintf("Stage %s is Unhealthy: %s. Stages %s push to %s, which these Applications track, without pinning them: every such push moves the head away from the revision %s pinned.",
 			s.key, mis, names(writers), pointerOr(diag.Pointer), s.key)
 	default:
@@ -397,7 +422,7 @@ func (d *diagnoser) fromStatus(diag *Diagnosis, s *stage, heads map[string]bool)
 	mis := describeMismatches(diag.Mismatches)
 	for _, m := range diag.Mismatches {
 		if !commitLike(m.Desired) {
-			diag.Cause, diag.Evidence = CauseUnreachable, EvidenceStatus
+			diag.Cause, diag.Evidence = d.cause(Unreachable), EvidenceStatus
 			d.states(diag, []string{s.key}, map[string]bool{m.Application: true}, heads)
 			diag.Message = fmt.Sprintf("Stage %s is Unhealthy: %s. The desired revision %q is not a commit: Argo CD always reports a resolved commit SHA, so it can never match. Pin a commit (e.g. ${{ commitFrom(repoURL).ID }} or the git-push step's output commit).",
 				s.key, mis, m.Desired)
@@ -423,9 +448,9 @@ func (d *diagnoser) fromStatus(diag *Diagnosis, s *stage, heads map[string]bool)
 	}
 	holders = slices.Compact(holders)
 	if len(holders) > 0 {
-		diag.Cause, diag.Evidence = CauseSharedBranch, EvidenceStatus
+		diag.Cause, diag.Evidence = d.cause(SharedPointer), EvidenceStatus
 		if sameApp {
-			diag.Cause = CauseSharedApp
+			diag.Cause = d.cause(SharedApplication)
 		}
 		apps := map[string]bool{}
 		for _, m := range diag.Mismatches {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -46,19 +47,33 @@ func loadYAML(t *testing.T, doc string) []evaluator.Object {
 	return objs
 }
 
+// sharedEvaluator compiles the policies once for all tests.
+var sharedEvaluator = sync.OnceValues(func() (*evaluator.Evaluator, error) {
+	return evaluator.New(context.Background(), evaluator.Settings{})
+})
+
+// The rules whose findings explain mismatches, by the kind of contradiction
+// their METADATA names.
+const (
+	sharedBranch = "shared-branch-contradiction"
+	sharedApp    = "shared-application"
+	foreignPush  = "foreign-branch-writer"
+	unreachable  = "unreachable-desired-revision"
+)
+
 // input evaluates the configuration statically, as the CLI does, and adds
 // the status objects for the diagnosis.
 func input(t *testing.T, config []evaluator.Object, status ...evaluator.Object) Input {
 	t.Helper()
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	ev, err := sharedEvaluator()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ev.Evaluate(context.Background(), config)
+	rep, m, err := ev.Analyze(context.Background(), config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Input{Objects: append(slices.Clone(config), status...), Findings: rep.Findings, Rules: ev.Rules()}
+	return Input{Objects: append(slices.Clone(config), status...), Findings: rep.Findings, Model: m, Rules: ev.Rules()}
 }
 
 func remediation(in Input, rule string) string {
@@ -83,7 +98,7 @@ func TestSharedBranchFlipFlop(t *testing.T) {
 	in := input(t, load(t, "examples/contradiction"), load(t, "internal/diagnose/testdata/flipflop-status.yaml")...)
 	rep := Diagnose(in)
 	d := only(t, rep)
-	if d.Stage != "acme/qa" || d.Cause != CauseSharedBranch || !d.Contradiction || d.Evidence != EvidenceConfig {
+	if d.Stage != "acme/qa" || d.Cause != sharedBranch || !d.Contradiction || d.Evidence != EvidenceConfig {
 		t.Errorf("diagnosis %+v", d)
 	}
 	if d.Head != head || !slices.Equal(d.HeadHeldBy, []string{"acme/dev"}) || d.Pointer != "github.com/acme/deploy @ main" {
@@ -96,7 +111,7 @@ func TestSharedBranchFlipFlop(t *testing.T) {
 		d.Stages[1].Stage != "acme/qa" || d.Stages[1].HoldsHead || d.Stages[1].Health != "Unhealthy" {
 		t.Errorf("stages %+v", d.Stages)
 	}
-	if d.Remediation == "" || d.Remediation != remediation(in, CauseSharedBranch) {
+	if d.Remediation == "" || d.Remediation != remediation(in, sharedBranch) {
 		t.Errorf("remediation %q", d.Remediation)
 	}
 	if !strings.Contains(d.Message, "the promotion of acme/dev moved github.com/acme/deploy @ main to "+head) || d.Promotion != "qa.01j1111" {
@@ -117,7 +132,7 @@ func TestSharedBranchForeignHead(t *testing.T) {
 	status := strings.ReplaceAll(readFile(t, "testdata/flipflop-status.yaml"), `revision: "`+head+`"`, `revision: "3333333333333333333333333333333333333333"`)
 	in := input(t, load(t, "examples/contradiction"), loadYAML(t, status)...)
 	d := only(t, Diagnose(in))
-	if d.Cause != CauseSharedBranch || len(d.HeadHeldBy) != 0 || d.Head != "3333333333333333333333333333333333333333" ||
+	if d.Cause != sharedBranch || len(d.HeadHeldBy) != 0 || d.Head != "3333333333333333333333333333333333333333" ||
 		!strings.Contains(d.Message, "No Stage's last Promotion pinned the head") {
 		t.Errorf("diagnosis %+v", d)
 	}
@@ -128,7 +143,7 @@ func TestSharedBranchForeignHead(t *testing.T) {
 func TestSharedBranchFromStatusOnly(t *testing.T) {
 	in := input(t, nil, load(t, "internal/diagnose/testdata/flipflop-status.yaml")...)
 	d := only(t, Diagnose(in))
-	if d.Cause != CauseSharedBranch || d.Evidence != EvidenceStatus || !slices.Equal(d.HeadHeldBy, []string{"acme/dev"}) || d.Remediation == "" {
+	if d.Cause != sharedBranch || d.Evidence != EvidenceStatus || !slices.Equal(d.HeadHeldBy, []string{"acme/dev"}) || d.Remediation == "" {
 		t.Errorf("diagnosis %+v", d)
 	}
 }
@@ -154,7 +169,7 @@ func TestUnreachableFromStatus(t *testing.T) {
 	status := strings.ReplaceAll(readFile(t, "testdata/flipflop-status.yaml"), old, "main")
 	in := input(t, nil, loadYAML(t, status)...)
 	d := only(t, Diagnose(in))
-	if d.Cause != CauseUnreachable || !d.Contradiction || !strings.Contains(d.Message, `"main" is not a commit`) {
+	if d.Cause != unreachable || !d.Contradiction || !strings.Contains(d.Message, `"main" is not a commit`) {
 		t.Errorf("diagnosis %+v", d)
 	}
 }
@@ -250,7 +265,7 @@ func TestWrite(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Diagnoses) != 1 || back.Diagnoses[0]["cause"] != CauseSharedBranch || back.Diagnoses[0]["head"] != head ||
+	if len(back.Diagnoses) != 1 || back.Diagnoses[0]["cause"] != sharedBranch || back.Diagnoses[0]["head"] != head ||
 		back.Errors[0]["file"] != "cluster: stages.kargo.akuity.io in namespace x" || back.Summary["contradictions"] != 1 {
 		t.Errorf("json: %s", js.String())
 	}
@@ -269,4 +284,28 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Every kind of contradiction diagnose knows is named by exactly one rule of
+// the bundle (METADATA custom.diagnose), and no rule names another.
+func TestKindsComeFromMetadata(t *testing.T) {
+	ev, err := sharedEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string][]string{}
+	for _, r := range ev.Rules() {
+		if r.Diagnose != "" {
+			named[r.Diagnose] = append(named[r.Diagnose], r.ID)
+		}
+	}
+	for _, k := range kinds {
+		if len(named[k]) != 1 {
+			t.Errorf("kind %s is named by rules %v, want exactly one", k, named[k])
+		}
+		delete(named, k)
+	}
+	if len(named) > 0 {
+		t.Errorf("rules name kinds diagnose does not know: %v", named)
+	}
 }

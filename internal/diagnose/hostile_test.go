@@ -17,7 +17,8 @@ func TestTextEscapesHostileValues(t *testing.T) {
 		Diagnoses: []Diagnosis{{
 			Stage:         "acme/" + evil,
 			Resource:      evaluator.Resource{Kind: "Stage", Namespace: "acme", Name: evil, File: "dir/" + evil + ".yaml", Line: 3},
-			Cause:         CauseSharedBranch,
+			Cause:         "shared-branch-contradiction",
+			Kind:          SharedPointer,
 			Contradiction: true,
 			Message:       "Stage acme/" + evil + " pins a branch",
 			Pointer:       "github.com/acme/" + evil + " @ main",

@@ -33,7 +33,7 @@ func writeText(w io.Writer, r *Report) error {
 		label := "UNHEALTHY"
 		if d.Contradiction {
 			label = "FLIP-FLOP"
-			if d.Cause == CauseUnreachable {
+			if d.Kind == Unreachable {
 				label = "NEVER-MATCHES"
 			}
 		}

@@ -243,16 +243,12 @@ func explainSection(ctx context.Context, ev *evaluator.Evaluator, root string) (
 			objs[i].Path = filepath.ToSlash(rel)
 		}
 	}
-	model, err := ev.Model(ctx, objs)
-	if err != nil {
-		return "", err
-	}
-	report, err := ev.Evaluate(ctx, objs)
+	report, model, err := ev.Analyze(ctx, objs)
 	if err != nil {
 		return "", err
 	}
 	var timeline, chart bytes.Buffer
-	if err := explain.Write(&timeline, model, report, objs); err != nil {
+	if err := explain.Write(&timeline, model, report, ev.Rules()); err != nil {
 		return "", err
 	}
 	if err := graph.Write(&chart, "mermaid", graph.Build(model, report)); err != nil {

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/export"
 	"github.com/flipflop-dev/flipflop/policies"
 )
 
@@ -175,9 +176,9 @@ func (p *Page) render(w writer, text bool) {
 	gk := "no (check it in CI with `flipflop check` or conftest)"
 	switch {
 	case r.Admission && text:
-		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` (`flipflop export gatekeeper DIR` writes it)", strings.ToLower(r.ConstraintKind()))
+		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` (`flipflop export gatekeeper DIR` writes it)", strings.ToLower(export.ConstraintKind(r.ID)))
 	case r.Admission:
-		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` in `bundles/gatekeeper/%s/`", strings.ToLower(r.ConstraintKind()), r.ID)
+		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` in `bundles/gatekeeper/%s/`", strings.ToLower(export.ConstraintKind(r.ID)), r.ID)
 	}
 	source := [2]string{"Source", "`" + p.ruleDir() + "/rule.rego` (METADATA)"}
 	if text {

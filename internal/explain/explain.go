@@ -2,7 +2,8 @@
 // what a shared-branch contradiction does: which commit each promotion pushes,
 // what each pinning Stage expects, what Argo CD then reports, and which Stage is
 // Healthy after each promotion. It reads flipflop's model (evaluator.Model) and
-// the findings of shared-branch-contradiction and foreign-branch-writer.
+// the findings of the rules whose METADATA asks for a timeline
+// (custom.timeline), joined by the pins and writes they name.
 package explain
 
 import (
@@ -12,14 +13,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
-// Rules are the rules whose findings get a timeline.
-var Rules = []string{"shared-branch-contradiction", "foreign-branch-writer"}
+// Rules lists the rules whose findings get a timeline: those whose METADATA
+// says custom.timeline.
+func Rules(rules []evaluator.Rule) []string {
+	return evaluator.RuleIDs(rules, func(r evaluator.Rule) bool { return r.Timeline })
+}
 
 // MaxStages is how many Stages a timeline plays through; the rest are named.
 const MaxStages = 8
@@ -79,49 +81,53 @@ type expectation struct {
 	class string
 }
 
-// Build returns a timeline per pointer that a finding of Rules is about, in
-// the order of the findings.
-func Build(m *evaluator.Model, report *evaluator.Report, objs []evaluator.Object) []Timeline {
-	depth := stageDepths(objs)
+// Build returns a timeline per pointer that a finding of a timeline rule
+// (rules, the bundle's) is about, in the order of the findings.
+func Build(m *evaluator.Model, report *evaluator.Report, rules []evaluator.Rule) []Timeline {
+	depth := stageDepths(m)
+	timeline := Rules(rules)
 	var out []Timeline
-	seen := map[string]int{}
+	var keys []string
+	about := map[string][]evaluator.Finding{}
 	for _, f := range report.Findings {
-		if !slices.Contains(Rules, f.Rule) || f.Key == "" {
+		if !slices.Contains(timeline, f.Rule) || f.Pointer == "" {
 			continue
 		}
-		if i, ok := seen[f.Key]; ok {
-			out[i].Findings = append(out[i].Findings, f)
-			continue
+		if _, ok := about[f.Pointer]; !ok {
+			keys = append(keys, f.Pointer)
 		}
-		t, ok := build(m, f.Key, depth)
+		about[f.Pointer] = append(about[f.Pointer], f)
+	}
+	for _, key := range keys {
+		t, ok := build(m, about[key], depth)
 		if !ok {
 			continue
 		}
-		t.Findings = []evaluator.Finding{f}
-		// The rules know auto-sync of the pinned Applications also when the
-		// model lists them under an ApplicationSet pattern.
-		if as, ok := f.Details["autoSync"].(map[string]any); ok {
-			for app, v := range as {
-				if _, pinned := t.AutoSync[app]; pinned {
-					t.AutoSync[app] = v
-				}
-			}
-		}
-		seen[f.Key] = len(out)
+		t.Findings = about[key]
 		out = append(out, t)
 	}
 	return out
 }
 
-func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool) {
+// build replays the pins and writes findings fs (all about one pointer) name.
+func build(m *evaluator.Model, fs []evaluator.Finding, depth map[string]int) (Timeline, bool) {
 	t := Timeline{AutoSync: map[string]any{}}
+	key := fs[0].Pointer
 	pins := map[string][]evaluator.Pin{}
+	seenPin := map[string]bool{}
+	writes := map[string]bool{}
 	assumed := false
-	for _, p := range m.Pins {
-		if p.Pointer.Key == key {
-			pins[p.Stage] = append(pins[p.Stage], p)
-			t.Pointer = p.Pointer
-			assumed = assumed || p.Pointer.Assumed
+	for _, f := range fs {
+		for _, p := range m.PinsOf(f) {
+			if !seenPin[p.ID] {
+				seenPin[p.ID] = true
+				pins[p.Stage] = append(pins[p.Stage], p)
+				t.Pointer = p.Pointer
+				assumed = assumed || p.Pointer.Assumed
+			}
+		}
+		for _, w := range m.WritesOf(f) {
+			writes[w.Stage] = true
 		}
 	}
 	t.Pointer.Assumed = assumed // some pinned Application tracks HEAD, taken to be this branch
@@ -129,12 +135,9 @@ func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool
 		return t, false
 	}
 	t.pins = pins
-	writes := map[string]bool{}
 	elsewhere := map[string]string{} // a Stage's first push to another pointer
 	for _, w := range m.Writes {
-		if w.Pointer.Key == key {
-			writes[w.Stage] = true
-		} else if _, ok := elsewhere[w.Stage]; !ok && w.Pointer.Known {
+		if _, ok := elsewhere[w.Stage]; !ok && w.Pointer.Known && w.Pointer.Key != key {
 			elsewhere[w.Stage] = w.Pointer.Text
 		}
 	}
@@ -149,17 +152,14 @@ func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool
 		t.Pinners = slices.DeleteFunc(t.Pinners, kept)
 		t.Writers = slices.DeleteFunc(t.Writers, kept)
 	}
+	var pinned []evaluator.Pin
 	for _, s := range t.Pinners {
 		for _, p := range pins[s] {
-			t.AutoSync[p.Application] = "unknown"
-			for _, a := range m.Applications {
-				if a.Key == p.Application {
-					t.AutoSync[p.Application] = a.AutoSync
-				}
-			}
+			t.AutoSync[p.Application] = p.AutoSync
+			pinned = append(pinned, p)
 		}
 	}
-	t.names = displayNames(append(slices.Clone(actors), t.Omitted...), m.Pins, key)
+	t.names = displayNames(append(slices.Clone(actors), t.Omitted...), pinned)
 
 	// Replay: every Stage once in pipeline order, then the first one again.
 	seq := slices.Clone(actors)
@@ -357,7 +357,9 @@ func displayKey(k string) string {
 	return safetext.Name(k)
 }
 
-func displayNames(stages []string, pins []evaluator.Pin, key string) map[string]string {
+// displayNames gives the Stages and pinned Applications of a timeline their
+// shortest unambiguous names.
+func displayNames(stages []string, pins []evaluator.Pin) map[string]string {
 	names := map[string]string{}
 	short := func(keys []string) {
 		ns := map[string]bool{}
@@ -374,7 +376,7 @@ func displayNames(stages []string, pins []evaluator.Pin, key string) map[string]
 	short(stages)
 	var apps []string
 	for _, p := range pins {
-		if p.Pointer.Key == key && !slices.Contains(apps, p.Application) {
+		if !slices.Contains(apps, p.Application) {
 			apps = append(apps, p.Application)
 		}
 	}
@@ -419,29 +421,10 @@ func letters(n int) string {
 // stageDepths orders Stages along their pipelines: a Stage that takes Freight
 // only from its origin is at depth 0, one that takes it from upstream Stages one
 // deeper than the deepest of them. Keys are "namespace/name".
-func stageDepths(objs []evaluator.Object) map[string]int {
+func stageDepths(m *evaluator.Model) map[string]int {
 	upstream := map[string][]string{}
-	for _, o := range objs {
-		if o.Kind != "Stage" || !strings.HasPrefix(o.APIVersion, "kargo.akuity.io/") {
-			continue
-		}
-		key := o.Namespace + "/" + o.Name
-		upstream[key] = nil
-		v, err := ast.JSON(o.Value)
-		if err != nil {
-			continue
-		}
-		spec, _ := v.(map[string]any)["spec"].(map[string]any)
-		reqs, _ := spec["requestedFreight"].([]any)
-		for _, r := range reqs {
-			sources, _ := r.(map[string]any)["sources"].(map[string]any)
-			ups, _ := sources["stages"].([]any)
-			for _, u := range ups {
-				if name, ok := u.(string); ok {
-					upstream[key] = append(upstream[key], o.Namespace+"/"+name)
-				}
-			}
-		}
+	for _, s := range m.Stages {
+		upstream[s.Key] = append(upstream[s.Key], s.Upstream...)
 	}
 	depth := map[string]int{}
 	visiting := map[string]bool{}

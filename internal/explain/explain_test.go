@@ -22,6 +22,16 @@ var sharedEvaluator = sync.OnceValues(func() (*evaluator.Evaluator, error) {
 	return evaluator.New(context.Background(), evaluator.Settings{})
 })
 
+// rules are the bundle's rules.
+func rules(t *testing.T) []evaluator.Rule {
+	t.Helper()
+	ev, err := sharedEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.Rules()
+}
+
 func load(t *testing.T, path string) (*evaluator.Model, *evaluator.Report, []evaluator.Object) {
 	t.Helper()
 	ctx := context.Background()
@@ -33,11 +43,7 @@ func load(t *testing.T, path string) (*evaluator.Model, *evaluator.Report, []eva
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	m, err := ev.Model(ctx, objs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ev.Evaluate(ctx, objs)
+	r, m, err := ev.Analyze(ctx, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +61,9 @@ func TestGolden(t *testing.T) {
 		"clean":         "../../examples/fix-stage-branches",
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, r, objs := load(t, estate)
+			m, r, _ := load(t, estate)
 			var out bytes.Buffer
-			if err := Write(&out, m, r, objs); err != nil {
+			if err := Write(&out, m, r, rules(t)); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "golden", name+".txt")
@@ -81,8 +87,8 @@ func TestGolden(t *testing.T) {
 }
 
 func TestPipelineOrderAndFlipFlop(t *testing.T) {
-	m, r, objs := load(t, "testdata/pipeline")
-	ts := Build(m, r, objs)
+	m, r, _ := load(t, "testdata/pipeline")
+	ts := Build(m, r, rules(t))
 	if len(ts) != 1 {
 		t.Fatalf("%d timelines, want 1", len(ts))
 	}
@@ -119,8 +125,8 @@ func TestPipelineOrderAndFlipFlop(t *testing.T) {
 }
 
 func TestNoContradiction(t *testing.T) {
-	m, r, objs := load(t, "../../examples/fix-no-desired-revision")
-	if ts := Build(m, r, objs); len(ts) != 0 {
+	m, r, _ := load(t, "../../examples/fix-no-desired-revision")
+	if ts := Build(m, r, rules(t)); len(ts) != 0 {
 		t.Errorf("timelines on a clean estate: %+v", ts)
 	}
 }
@@ -137,9 +143,27 @@ func pin(stage, app, class string, p evaluator.Pointer) evaluator.Pin {
 		RepoURL: "https://git.example.com/x.git", Pointer: p, DesiredClass: class, DesiredRevision: "${{ x }}"}
 }
 
-func finding(key string) *evaluator.Report {
-	return &evaluator.Report{Findings: []evaluator.Finding{{Rule: "shared-branch-contradiction", Severity: "error", Key: key}}}
+// finding reports a contradiction on pointer key about every pin and write of
+// m on it, as the rule would; it numbers m's pins and writes.
+func finding(m *evaluator.Model, key string) *evaluator.Report {
+	f := evaluator.Finding{Rule: "shared-branch-contradiction", Severity: "error", Key: key, Pointer: key}
+	for i := range m.Pins {
+		m.Pins[i].ID = fmt.Sprintf("pin-%d", i)
+		if m.Pins[i].Pointer.Key == key {
+			f.Pins = append(f.Pins, m.Pins[i].ID)
+		}
+	}
+	for i := range m.Writes {
+		m.Writes[i].ID = fmt.Sprintf("write-%d", i)
+		if m.Writes[i].Pointer.Key == key {
+			f.Writes = append(f.Writes, m.Writes[i].ID)
+		}
+	}
+	return &evaluator.Report{Findings: []evaluator.Finding{f}}
 }
+
+// timelineRules are rules for synthetic reports.
+var timelineRules = []evaluator.Rule{{ID: "shared-branch-contradiction", Timeline: true}}
 
 func TestExpressionPinIsUnknown(t *testing.T) {
 	main := pointer("main")
@@ -147,7 +171,7 @@ func TestExpressionPinIsUnknown(t *testing.T) {
 		Pins:   []evaluator.Pin{pin("p/a", "argocd/a", "own", main), pin("p/b", "argocd/b", "expression", main)},
 		Writes: []evaluator.Write{{Stage: "p/a", Pointer: main}, {Stage: "p/b", Pointer: main}},
 	}
-	ts := Build(m, finding(main.Key), nil)
+	ts := Build(m, finding(m, main.Key), timelineRules)
 	if len(ts) != 1 {
 		t.Fatal("no timeline")
 	}
@@ -163,7 +187,7 @@ func TestOwnCommitElsewhere(t *testing.T) {
 		Pins:   []evaluator.Pin{pin("p/a", "argocd/a", "own", main), pin("p/b", "argocd/b", "own", main)},
 		Writes: []evaluator.Write{{Stage: "p/a", Pointer: main}, {Stage: "p/b", Pointer: own}},
 	}
-	ts := Build(m, finding(main.Key), nil)
+	ts := Build(m, finding(m, main.Key), timelineRules)
 	var out strings.Builder
 	ts[0].write(&out)
 	if !strings.Contains(out.String(), "b pushes its own commit B to git.example.com/x @ env/b, never to main") {
@@ -184,7 +208,7 @@ func TestManyStagesAreCapped(t *testing.T) {
 		m.Pins = append(m.Pins, pin(s, fmt.Sprintf("argocd/a%02d", i), "own", main))
 		m.Writes = append(m.Writes, evaluator.Write{Stage: s, Pointer: main})
 	}
-	ts := Build(m, finding(main.Key), nil)
+	ts := Build(m, finding(m, main.Key), timelineRules)
 	if len(ts[0].Steps) != MaxStages+1 || len(ts[0].Omitted) != 3 || len(ts[0].Pinners) != MaxStages || len(ts[0].Writers) != MaxStages {
 		t.Errorf("%d steps, %d omitted, %d pinners, %d writers", len(ts[0].Steps), len(ts[0].Omitted), len(ts[0].Pinners), len(ts[0].Writers))
 	}
@@ -223,11 +247,8 @@ spec: {requestedFreight: [{origin: {kind: Warehouse, name: w}, sources: {direct:
 	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := (&evaluator.Loader{}).Load([]string{dir})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	d := stageDepths(objs)
+	m, _, _ := load(t, dir)
+	d := stageDepths(m)
 	if len(d) != 3 || d["p/c"] != 0 {
 		t.Errorf("depths %v", d)
 	}

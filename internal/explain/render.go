@@ -16,10 +16,11 @@ import (
 // they can be searched for).
 const width = 100
 
-// Write prints a timeline for every finding of Rules in report, then a line per
-// other finding.
-func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []evaluator.Object) error {
-	timelines := Build(m, report, objs)
+// Write prints a timeline for every finding of a timeline rule (of rules, the
+// bundle's) in report, then a line per other finding.
+func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, rules []evaluator.Rule) error {
+	timelines := Build(m, report, rules)
+	timeline := Rules(rules)
 	var b strings.Builder
 	if len(timelines) == 0 {
 		b.WriteString(textwrap.Wrap("No shared-branch contradiction: no Stage pins desiredRevision on a branch that "+
@@ -33,7 +34,7 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []eva
 	}
 	var others []evaluator.Finding
 	for _, f := range report.Findings {
-		if !slices.Contains(Rules, f.Rule) {
+		if !slices.Contains(timeline, f.Rule) {
 			others = append(others, f)
 		}
 	}
@@ -41,9 +42,14 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []eva
 		b.WriteString("\nOther findings (flipflop check shows them in full; flipflop explain RULE documents a rule):\n")
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		for _, f := range others {
-			about := safetext.Text(f.Key)
-			if strings.Contains(about, "|") || about == "" {
-				about = resources(f)
+			// What the finding is about: its pointer when it names no pin,
+			// else its objects, else its key.
+			about := resources(f)
+			if f.PointerText != "" && len(f.Pins) == 0 {
+				about = safetext.Text(f.PointerText)
+			}
+			if about == "" {
+				about = safetext.Text(f.Key)
 			}
 			waived := ""
 			if f.Waived != nil {

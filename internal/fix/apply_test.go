@@ -61,6 +61,16 @@ var applyCases = []struct {
 	{"internal/fix/testdata/helm-task", map[string][]Way{
 		"shared-branch-contradiction git.example.com/charts/deploy@main": {StageBranches, NoDesiredRevision, UpdateTargetRevision},
 	}, ""},
+	// The work tree is named through a chain of vars (dir uses sub, defined
+	// after it): the model resolves it, so fix can migrate the Stages.
+	{"internal/fix/testdata/vars-chain", map[string][]Way{
+		"shared-branch-contradiction github.com/acme/deploy@main": {StageBranches, NoDesiredRevision, UpdateTargetRevision},
+	}, ""},
+	// Applications with a one-entry spec.sources: multi-source Applications are
+	// migrated to branches by hand.
+	{"internal/fix/testdata/one-entry-sources", map[string][]Way{
+		"shared-branch-contradiction github.com/acme/deploy@main": {NoDesiredRevision, UpdateTargetRevision},
+	}, ""},
 }
 
 func findingID(f evaluator.Finding) string { return f.Rule + " " + f.Key }

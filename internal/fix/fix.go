@@ -55,13 +55,17 @@ func (w Way) TradeOff() string {
 	return ""
 }
 
-// Rules lists the rules whose findings fix handles.
-func Rules() []string {
-	return []string{"shared-branch-contradiction", "foreign-branch-writer", "shared-application", "unreachable-desired-revision"}
+// Rules lists the rules whose findings fix handles: those whose METADATA says
+// custom.fixable.
+func Rules(rules []evaluator.Rule) []string {
+	return evaluator.RuleIDs(rules, func(r evaluator.Rule) bool { return r.Fixable })
 }
 
 // Options tune New.
 type Options struct {
+	// Rules are the bundle's rules (Evaluator.Rules): fix handles the findings
+	// of those marked fixable.
+	Rules []evaluator.Rule
 	// ReadFile reads an input file again (to patch it); nil means os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
 	// Dir is the directory the diff's paths are relative to; "" means the
@@ -129,13 +133,17 @@ func New(objs []evaluator.Object, report *evaluator.Report, model *evaluator.Mod
 		}
 		dir = WorkTreeRoot(wd)
 	}
-	pl := &planner{e: newEstate(objs, opt.ReadFile), m: model, stagePlans: map[string]planResult{}}
+	fixable := Rules(opt.Rules)
+	if len(fixable) == 0 {
+		return nil, fmt.Errorf("fix: no rule is fixable (pass the bundle's rules in Options.Rules)")
+	}
+	pl := &planner{e: newEstate(objs, model, opt.ReadFile), m: model, stagePlans: map[string]planResult{}}
 	plan := &Plan{estate: pl.e, dir: dir}
 	for _, f := range report.Findings {
-		if !slices.Contains(Rules(), f.Rule) || f.Waived != nil {
+		if !slices.Contains(fixable, f.Rule) || f.Waived != nil {
 			continue // waived findings were accepted as they are
 		}
-		pins := pl.pinsOf(f)
+		pins := model.PinsOf(f)
 		prop := Proposal{Finding: f}
 		for _, w := range Ways() {
 			prop.Options = append(prop.Options, pl.option(w, f, pins))
@@ -151,28 +159,6 @@ type planner struct {
 	e          *estate
 	m          *evaluator.Model
 	stagePlans map[string]planResult
-}
-
-// pinsOf lists the pins a finding is about.
-func (pl *planner) pinsOf(f evaluator.Finding) []evaluator.Pin {
-	var out []evaluator.Pin
-	for _, p := range pl.m.Pins {
-		switch f.Rule {
-		case "shared-branch-contradiction", "foreign-branch-writer":
-			if p.Pointer.Known && p.Pointer.Key == f.Key {
-				out = append(out, p)
-			}
-		case "shared-application":
-			if p.Application == f.Key {
-				out = append(out, p)
-			}
-		case "unreachable-desired-revision":
-			if f.Key == fmt.Sprintf("%s|%s|%d", p.Stage, p.Application, p.Source) {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 func (pl *planner) option(w Way, f evaluator.Finding, pins []evaluator.Pin) Option {
@@ -233,71 +219,29 @@ type pinLoc struct {
 	entry    *yaml.Node // the sources[] item
 }
 
-// locate finds where pin p is written.
+// locate finds where pin p is written: the model names its step and its
+// apps[] and sources[] entries.
 func (pl *planner) locate(p evaluator.Pin) (*pinLoc, error) {
+	if p.Mechanisms {
+		return nil, fmt.Errorf("Stage %s is written for Kargo <= 0.8 (promotionMechanisms): fix edits promotion steps only; move the Stage to promotionTemplate steps first", p.Stage)
+	}
 	st, err := pl.e.stage(p.Stage)
 	if err != nil {
 		return nil, err
 	}
-	var sp *step
-	for _, s := range st.steps {
-		if s.alias == p.Step && s.uses == "argocd-update" {
-			sp = s
-		}
+	sp, err := pl.e.step(p.Stage, p.Step)
+	if err != nil {
+		return nil, err
 	}
-	if sp == nil {
-		return nil, fmt.Errorf("cannot find the argocd-update step %s of Stage %s", p.Step, p.Stage)
+	_, app, err := pl.e.node(p.AppEntry)
+	if err != nil {
+		return nil, err
 	}
-	appNS, appName := splitKey(p.Application)
-	type cand struct{ app, srcs, entry *yaml.Node }
-	var cands []cand
-	apps := lookup(sp.config(), "apps")
-	if apps == nil || apps.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("the argocd-update step %s of Stage %s has no apps list", p.Step, p.Stage)
+	_, e, err := pl.e.node(p.Entry)
+	if err != nil {
+		return nil, err
 	}
-	for _, a := range apps.Content {
-		if name := lookup(a, "name"); name != nil {
-			n := subst(name.Value, sp.env)
-			if !strings.Contains(n, "${{") && n != appName {
-				continue
-			}
-			if ns := str(a, "namespace"); ns != "" {
-				if v := subst(ns, sp.env); !strings.Contains(v, "${{") && v != appNS {
-					continue
-				}
-			}
-		}
-		srcs := lookup(a, "sources")
-		if srcs == nil || srcs.Kind != yaml.SequenceNode {
-			continue
-		}
-		for _, e := range srcs.Content {
-			if !pinEntry(e) {
-				continue
-			}
-			if u := subst(str(e, "repoURL"), sp.env); !strings.Contains(u, "${{") && u != p.RepoURL {
-				continue
-			}
-			cands = append(cands, cand{a, srcs, e})
-		}
-	}
-	if len(cands) != 1 {
-		return nil, fmt.Errorf("cannot tell which sources[] entry of the argocd-update step %s of Stage %s pins Application %s (%d candidates)", p.Step, p.Stage, p.Application, len(cands))
-	}
-	c := cands[0]
-	return &pinLoc{pin: p, stage: st, step: sp, appEntry: c.app, sources: c.srcs, entry: c.entry}, nil
-}
-
-// pinEntry reports whether a sources[] entry asks Kargo to check a revision.
-func pinEntry(e *yaml.Node) bool {
-	if e.Kind != yaml.MappingNode {
-		return false
-	}
-	if str(e, "desiredRevision") == "" && str(e, "desiredCommitFromStep") == "" {
-		return false
-	}
-	u := lookup(e, "updateTargetRevision")
-	return u == nil || u.Value != "true"
+	return &pinLoc{pin: p, stage: st, step: sp, appEntry: app, sources: lookup(app, "sources"), entry: e}, nil
 }
 
 // where names the place a pin is written, for messages: "kargo.yaml:56".

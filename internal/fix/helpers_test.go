@@ -33,15 +33,11 @@ func planFor(t *testing.T, dir string, paths ...string) (*Plan, *evaluator.Repor
 	if len(errs) > 0 {
 		t.Fatalf("load: %v", errs)
 	}
-	report, err := e.Evaluate(ctx, objs)
+	report, model, err := e.Analyze(ctx, objs, evaluator.Detailed())
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := e.Model(ctx, objs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := New(objs, report, model, Options{Dir: dir})
+	plan, err := New(objs, report, model, Options{Dir: dir, Rules: e.Rules()})
 	if err != nil {
 		t.Fatal(err)
 	}

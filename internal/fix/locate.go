@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -12,19 +12,28 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
-// estate is the loaded objects with their files parsed for patching.
+// estate is the loaded objects with their files parsed for patching, and the
+// model that says where everything is written: fix maps the model's
+// locations (an object and a JSON pointer) to YAML nodes and edits them; it
+// never works out a fact the model holds.
 type estate struct {
 	objs     []evaluator.Object
+	m        *evaluator.Model
 	readFile func(string) ([]byte, error)
 	sources  map[string]*source
 	errs     map[string]error
+	scopes   map[string]*scope
+	stages   map[string]*stage
 }
 
-func newEstate(objs []evaluator.Object, readFile func(string) ([]byte, error)) *estate {
+func newEstate(objs []evaluator.Object, m *evaluator.Model, readFile func(string) ([]byte, error)) *estate {
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	return &estate{objs: objs, readFile: readFile, sources: map[string]*source{}, errs: map[string]error{}}
+	return &estate{
+		objs: objs, m: m, readFile: readFile,
+		sources: map[string]*source{}, errs: map[string]error{}, scopes: map[string]*scope{}, stages: map[string]*stage{},
+	}
 }
 
 // source returns the parsed file path.
@@ -61,42 +70,66 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// node returns the mapping of object o in its file.
-func (e *estate) node(o *evaluator.Object) (*source, *yaml.Node, error) {
-	if o.Rendered != "" {
-		return nil, nil, fmt.Errorf("%s: %s %s/%s was rendered by %s: change the template or kustomization by hand", o.Path, o.Kind, o.Namespace, o.Name, o.Rendered)
+// object returns the mapping of the object ref names, in its file; an object
+// a Helm chart or kustomization rendered has no mapping to edit.
+func (e *estate) object(ref evaluator.Resource) (*source, *yaml.Node, error) {
+	if ref.RenderedBy != "" {
+		return nil, nil, fmt.Errorf("%s: %s %s/%s was rendered by %s: change the template or kustomization by hand", ref.File, ref.Kind, ref.Namespace, ref.Name, ref.RenderedBy)
 	}
-	s, err := e.source(o.Path)
+	s, err := e.source(ref.File)
 	if err != nil {
 		return nil, nil, err
 	}
-	n := s.objectNode(o.Line)
+	n := s.objectNode(ref.Line)
 	if n == nil {
-		return nil, nil, fmt.Errorf("%s:%d: %s %s/%s is no longer there (was the file changed?)", o.Path, o.Line, o.Kind, o.Namespace, o.Name)
+		return nil, nil, fmt.Errorf("%s:%d: %s %s/%s is no longer there (was the file changed?)", ref.File, ref.Line, ref.Kind, ref.Namespace, ref.Name)
 	}
 	return s, n, nil
 }
 
-// find returns the object of kind in namespace ns named name.
-func (e *estate) find(kind, ns, name string) *evaluator.Object {
-	for i := range e.objs {
-		o := &e.objs[i]
-		if o.Kind == kind && o.Namespace == ns && o.Name == name {
-			return o
-		}
+// node returns the node at a model location: the object's mapping, then the
+// JSON pointer walked through mappings (by key) and sequences (by index).
+func (e *estate) node(loc evaluator.Location) (*source, *yaml.Node, error) {
+	s, n, err := e.object(loc.Ref)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
+	at := walkPointer(n, loc.Path)
+	if at == nil {
+		return nil, nil, fmt.Errorf("%s:%d: %s %s/%s has nothing at %s (was the file changed?)", loc.Ref.File, loc.Ref.Line, loc.Ref.Kind, loc.Ref.Namespace, loc.Ref.Name, loc.Path)
+	}
+	return s, at, nil
 }
 
-// at returns the object of kind read at file:line.
-func (e *estate) at(kind, file string, line int) *evaluator.Object {
-	for i := range e.objs {
-		o := &e.objs[i]
-		if o.Kind == kind && o.Path == file && o.Line == line {
-			return o
+// walkPointer follows a JSON pointer from n; nil when it leads nowhere.
+func walkPointer(n *yaml.Node, pointer string) *yaml.Node {
+	if pointer == "" {
+		return n
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil
+	}
+	for _, seg := range strings.Split(pointer[1:], "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		for n != nil && n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == yaml.MappingNode:
+			n = lookup(n, seg)
+		case n.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[i]
+		default:
+			return nil
 		}
 	}
-	return nil
+	return n
 }
 
 // splitKey splits "namespace/name".
@@ -109,137 +142,104 @@ func splitKey(k string) (string, string) {
 // promotionTemplate, or a PromotionTask (shared by the Stages that use it).
 type scope struct {
 	src   *source
-	obj   *evaluator.Object
+	ref   evaluator.Resource
 	task  bool
 	steps *yaml.Node // the steps sequence
 }
 
-// step is one promotion step of a Stage after task inflation, with the node
-// it was read from.
+// step is one promotion step of a Stage as the model inflated it, with the
+// node it is written in.
 type step struct {
+	m     *evaluator.Step
 	alias string
 	uses  string
 	node  *yaml.Node
 	index int // in scope.steps
 	scope *scope
-	env   map[string]string // ctx.* and vars.* as far as they are plain strings
 }
 
-// config returns the step's config mapping.
+// config returns the step's config mapping as written.
 func (s *step) config() *yaml.Node { return lookup(s.node, "config") }
+
+// resolved returns a string of the step's config as the model resolved it
+// (ctx and vars substituted), "" when absent or not a string.
+func (s *step) resolved(key string) string {
+	v, _ := s.m.Config[key].(string)
+	return v
+}
 
 // stage is a Stage with its inflated steps.
 type stage struct {
 	key, project, name string
-	obj                *evaluator.Object
-	src                *source
-	node               *yaml.Node
 	steps              []*step
-	tasks              map[*evaluator.Object]bool // the tasks it uses
 }
 
-// stage reads Stage key ("project/name") and inflates its steps as Kargo does.
+// stage returns Stage key ("project/name") with its steps, as the model has them.
 func (e *estate) stage(key string) (*stage, error) {
-	project, name := splitKey(key)
-	o := e.find("Stage", project, name)
-	if o == nil {
-		return nil, fmt.Errorf("Stage %s is not among the inputs", key)
-	}
-	src, n, err := e.node(o)
-	if err != nil {
-		return nil, err
-	}
-	st := &stage{key: key, project: project, name: name, obj: o, src: src, node: n, tasks: map[*evaluator.Object]bool{}}
-	ctx := map[string]string{"ctx.stage": name, "ctx.project": project}
-	base := resolveVars(ctx, nil, lookup(n, "spec"), "vars")
-	base = resolveVars(ctx, base, pathOf(n, "spec", "promotionTemplate", "spec"), "vars")
-	steps := pathOf(n, "spec", "promotionTemplate", "spec", "steps")
-	if steps == nil || steps.Kind != yaml.SequenceNode {
+	if st, ok := e.stages[key]; ok {
 		return st, nil
 	}
-	inline := &scope{src: src, obj: o, steps: steps}
-	for i, sn := range steps.Content {
-		if sn.Kind != yaml.MappingNode {
-			continue
-		}
-		if t := lookup(sn, "task"); t != nil {
-			taskAlias := str(sn, "as")
-			if taskAlias == "" {
-				taskAlias = fmt.Sprintf("task-%d", i)
-			}
-			to := e.task(project, t)
-			if to == nil {
-				continue
-			}
-			tsrc, tn, err := e.node(to)
-			if err != nil {
-				return nil, err
-			}
-			st.tasks[to] = true
-			tsteps := pathOf(tn, "spec", "steps")
-			if tsteps == nil || tsteps.Kind != yaml.SequenceNode {
-				continue
-			}
-			// Kargo's order: task defaults, Stage and template vars, the task step's vars.
-			env := resolveVars(ctx, nil, lookup(tn, "spec"), "vars")
-			for k, v := range base {
-				env[k] = v
-			}
-			env = resolveVars(ctx, env, sn, "vars")
-			sc := &scope{src: tsrc, obj: to, task: true, steps: tsteps}
-			for j, tsn := range tsteps.Content {
-				if tsn.Kind != yaml.MappingNode {
-					continue
-				}
-				alias := str(tsn, "as")
-				if alias == "" {
-					alias = fmt.Sprintf("step-%d", j)
-				}
-				st.steps = append(st.steps, &step{
-					alias: taskAlias + "::" + alias, uses: str(tsn, "uses"), node: tsn, index: j, scope: sc,
-					env: resolveVars(ctx, env, tsn, "vars"),
-				})
-			}
-			continue
-		}
-		alias := str(sn, "as")
-		if alias == "" {
-			alias = fmt.Sprintf("step-%d", i)
-		}
-		st.steps = append(st.steps, &step{alias: alias, uses: str(sn, "uses"), node: sn, index: i, scope: inline, env: resolveVars(ctx, base, sn, "vars")})
+	ms := e.m.Stage(key)
+	if ms == nil {
+		return nil, fmt.Errorf("Stage %s is not among the inputs", key)
 	}
+	st := &stage{key: key, project: ms.Project, name: ms.Name}
+	for i := range ms.Steps {
+		m := &ms.Steps[i]
+		if !m.TaskResolved {
+			continue // a task no input defines: nothing to edit
+		}
+		sc, err := e.scope(m.Scope)
+		if err != nil {
+			return nil, err
+		}
+		_, n, err := e.node(m.Origin)
+		if err != nil {
+			return nil, err
+		}
+		st.steps = append(st.steps, &step{m: m, alias: m.Alias, uses: m.Uses, node: n, index: m.Index, scope: sc})
+	}
+	e.stages[key] = st
 	return st, nil
 }
 
-// task returns the PromotionTask (in the Stage's project) or
-// ClusterPromotionTask a task step names.
-func (e *estate) task(project string, t *yaml.Node) *evaluator.Object {
-	name := str(t, "name")
-	if str(t, "kind") == "ClusterPromotionTask" {
-		return e.find("ClusterPromotionTask", "", name)
+// scope returns the steps list the model names, one *scope per list.
+func (e *estate) scope(ms evaluator.Scope) (*scope, error) {
+	k := fmt.Sprintf("%s:%d:%s", ms.Ref.File, ms.Ref.Line, ms.Path)
+	if sc, ok := e.scopes[k]; ok {
+		return sc, nil
 	}
-	return e.find("PromotionTask", project, name)
+	src, n, err := e.node(evaluator.Location{Ref: ms.Ref, Path: ms.Path})
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{src: src, ref: ms.Ref, task: ms.Ref.Kind != "Stage", steps: n}
+	e.scopes[k] = sc
+	return sc, nil
 }
 
-// taskUsers lists the Stages (keys) whose promotion uses task object to.
-func (e *estate) taskUsers(to *evaluator.Object) []string {
+// step returns the step with model id, in Stage key.
+func (e *estate) step(key, id string) (*step, error) {
+	st, err := e.stage(key)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range st.steps {
+		if s.m.ID == id {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("Stage %s has no step %s", key, id)
+}
+
+// taskUsers lists the Stages (keys) whose promotion runs steps of the task
+// written at ref, as the model inflated them.
+func (e *estate) taskUsers(ref evaluator.Resource) []string {
 	var users []string
-	for i := range e.objs {
-		o := &e.objs[i]
-		if o.Kind != "Stage" {
-			continue
-		}
-		_, n, err := e.node(o)
-		if err != nil {
-			continue
-		}
-		steps := pathOf(n, "spec", "promotionTemplate", "spec", "steps")
-		if steps == nil {
-			continue
-		}
-		for _, sn := range steps.Content {
-			if t := lookup(sn, "task"); t != nil && e.task(o.Namespace, t) == to {
-				users = append(users, o.Namespace+"/"+o.Name)
+	for _, s := range e.m.Stages {
+		for _, st := range s.Steps {
+			if st.Scope.Ref == ref {
+				users = append(users, s.Key)
 				break
 			}
 		}
@@ -247,60 +247,13 @@ func (e *estate) taskUsers(to *evaluator.Object) []string {
 	return users
 }
 
-// resolveVars returns env extended by the vars list under m[key]: each var's
-// value with ctx and earlier vars substituted (values that stay expressions are
-// kept as written).
-func resolveVars(ctx, env map[string]string, m *yaml.Node, k string) map[string]string {
-	out := map[string]string{}
-	for k, v := range ctx {
-		out[k] = v
-	}
-	for k, v := range env {
-		out[k] = v
-	}
-	vars := lookup(m, k)
-	if vars == nil || vars.Kind != yaml.SequenceNode {
-		return out
-	}
-	for _, v := range vars.Content {
-		name := str(v, "name")
-		if name == "" {
-			continue
-		}
-		if val := lookup(v, "value"); val != nil && val.Kind == yaml.ScalarNode {
-			out["vars."+name] = subst(val.Value, out)
-		}
-	}
-	return out
-}
-
-var exprRE = regexp.MustCompile(`\$\{\{\s*(ctx\.(?:stage|project)|vars\.[A-Za-z_][A-Za-z0-9_]*|vars\[['"][^'"]+['"]\])\s*\}\}`)
-
-// subst replaces ${{ ctx.stage }}, ${{ ctx.project }} and ${{ vars.x }} in s.
-func subst(s string, env map[string]string) string {
-	return exprRE.ReplaceAllStringFunc(s, func(m string) string {
-		ref := exprRE.FindStringSubmatch(m)[1]
-		if strings.HasPrefix(ref, "vars[") {
-			ref = "vars." + strings.Trim(ref[len("vars["):len(ref)-1], `'"`)
-		}
-		if v, ok := env[ref]; ok {
-			return v
-		}
-		return m
-	})
-}
-
 // cleanPath is a promotion path as the model compares them: no leading "./",
-// no trailing "/", "" for the work directory itself.
+// no trailing "/", "" for the work directory itself. fix uses it only to join
+// paths it writes.
 func cleanPath(p string) string {
 	p = strings.TrimRight(strings.TrimPrefix(p, "./"), "/")
 	if p == "." {
 		return ""
 	}
 	return p
-}
-
-// under reports whether path p lies in directory root (both cleaned).
-func under(p, root string) bool {
-	return root == "" || p == root || strings.HasPrefix(p, root+"/")
 }

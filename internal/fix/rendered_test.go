@@ -14,10 +14,10 @@ func TestRenderedObjectsAreNotPatched(t *testing.T) {
 		t.Fatal("a rendered object's file was read for patching")
 		return nil, nil
 	}
-	o := evaluator.Object{Path: "chart/templates/stages.yaml", Line: 5, Kind: "Stage", Namespace: "acme", Name: "dev", Rendered: evaluator.ModeHelm}
-	e := newEstate([]evaluator.Object{o}, read)
-	_, _, err := e.node(&e.objs[0])
-	if err == nil || !strings.Contains(err.Error(), "was rendered by helm: change the template or kustomization by hand") {
+	ref := evaluator.Resource{File: "chart/templates/stages.yaml", Line: 5, Kind: "Stage", Namespace: "acme", Name: "dev", RenderedBy: "helm chart chart"}
+	e := newEstate(nil, nil, read)
+	_, _, err := e.object(ref)
+	if err == nil || !strings.Contains(err.Error(), "was rendered by helm chart chart: change the template or kustomization by hand") {
 		t.Errorf("err = %v", err)
 	}
 }

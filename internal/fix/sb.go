@@ -3,7 +3,6 @@ package fix
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -35,27 +34,27 @@ import (
 
 // appFacts is what the migration needs to know about a pinned Application.
 type appFacts struct {
-	key string
-	pin evaluator.Pin
-	// A written Application: its file and spec.source.
+	key   string
+	pin   evaluator.Pin
+	model *evaluator.ModelApplication
+	// Where its source is written: the Application's spec.source, or the
+	// template's source in the ApplicationSet that generates it.
 	src    *source
 	source *yaml.Node
-	// A generated one: its ApplicationSet, the template's source, and the
-	// list element that generates it.
-	appset  *evaluator.Object
-	element map[string]string
-	elemErr error // why no element is known
-	goTmpl  bool
+	// appset is set for a generated Application: how its ApplicationSet
+	// renders it (the generator parameters and elements behind it).
+	appset *evaluator.Generator
+	goTmpl bool
 	// path is the directory the Application deploys, relative to the
-	// repository root ("" for the root); pathUnknown when the template that
-	// generates it cannot be rendered.
+	// repository root ("" for the root); pathUnknown when the model cannot
+	// know it.
 	path        string
 	pathUnknown bool
 	// problem says why the Application's source cannot be rendered into a
 	// branch (a migration is then refused; pointing it at a branch is not).
 	problem error
 	// helm is the source's helm block (rendered with helm-template), or nil.
-	helm        *yaml.Node
+	helm        map[string]any
 	releaseName string
 	valueFiles  []string
 	namespace   string // destination namespace
@@ -88,9 +87,6 @@ type stagePlan struct {
 }
 
 func (pl *planner) stageBranches(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
-	if f.Rule == "shared-application" {
-		return fmt.Errorf("several Stages pin one Application: a branch per Stage needs an Application per Stage")
-	}
 	if twice := appsPinnedTwice(pins); len(twice) > 0 {
 		return fmt.Errorf("several Stages pin %s: a branch per Stage needs an Application per Stage", strings.Join(twice, ", "))
 	}
@@ -158,18 +154,19 @@ func (pl *planner) stageBranches(o *Option, f evaluator.Finding, pins []evaluato
 	}
 
 	// Application side.
-	byAppSet := map[*evaluator.Object][]*stagePlan{}
-	var appsets []*evaluator.Object
+	byAppSet := map[evaluator.Resource][]*stagePlan{}
+	var appsets []evaluator.Resource
 	for _, sp := range plans {
 		a := sp.app
 		if a.appset == nil {
 			o.ops = append(o.ops, appOp(sp))
 			continue
 		}
-		if _, ok := byAppSet[a.appset]; !ok {
-			appsets = append(appsets, a.appset)
+		as := a.appset.AppSet
+		if _, ok := byAppSet[as]; !ok {
+			appsets = append(appsets, as)
 		}
-		byAppSet[a.appset] = append(byAppSet[a.appset], sp)
+		byAppSet[as] = append(byAppSet[as], sp)
 	}
 	for _, as := range appsets {
 		x, err := pl.appSetOp(as, byAppSet[as])
@@ -184,7 +181,7 @@ func (pl *planner) stageBranches(o *Option, f evaluator.Finding, pins []evaluato
 				want = append(want, w)
 			}
 			o.Notes = append(o.Notes, fmt.Sprintf("NOT PATCHED: ApplicationSet %s/%s (%s:%d): %v. Change what it generates by hand: %s. Until then each Stage pushes to a branch its Application does not track yet.",
-				as.Namespace, as.Name, as.Path, as.Line, err, strings.Join(want, "; ")))
+				as.Namespace, as.Name, as.File, as.Line, err, strings.Join(want, "; ")))
 			continue
 		}
 		o.ops = append(o.ops, x)
@@ -275,72 +272,62 @@ func (pl *planner) planStage1(p evaluator.Pin) (*stagePlan, error) {
 			return nil, fmt.Errorf("Stage %s's argocd-update also sets %s on Application %s, which would not apply to rendered manifests: render those changes into the branch instead", p.Stage, k, app.key)
 		}
 	}
-	var pushAliases []string
+	var pushes []evaluator.Write
 	for _, w := range pl.m.Writes {
-		if w.Stage == p.Stage && w.Pointer.Key == p.Pointer.Key && !slices.Contains(pushAliases, w.Step) {
-			pushAliases = append(pushAliases, w.Step)
+		if w.Stage == p.Stage && w.Pointer.Key == p.Pointer.Key && !slices.ContainsFunc(pushes, func(x evaluator.Write) bool { return x.Step == w.Step }) {
+			pushes = append(pushes, w)
 		}
 	}
-	switch len(pushAliases) {
+	switch len(pushes) {
 	case 0:
 		return nil, fmt.Errorf("Stage %s does not push to %s (it only checks a revision there): a branch of its own needs a Stage that renders and pushes", p.Stage, p.Pointer.Text)
 	case 1:
 	default:
-		return nil, fmt.Errorf("Stage %s pushes to %s in several steps (%s)", p.Stage, p.Pointer.Text, strings.Join(pushAliases, ", "))
-	}
-	st := loc.stage
-	for _, s := range st.steps {
-		if s.alias == pushAliases[0] {
-			sp.push = s
+		var aliases []string
+		for _, w := range pushes {
+			aliases = append(aliases, w.StepAlias)
 		}
+		return nil, fmt.Errorf("Stage %s pushes to %s in several steps (%s)", p.Stage, p.Pointer.Text, strings.Join(aliases, ", "))
 	}
-	if sp.push == nil || (sp.push.uses != "git-push" && sp.push.uses != "github-push") {
-		return nil, fmt.Errorf("cannot find the push step %s of Stage %s", pushAliases[0], p.Stage)
+	w := pushes[0]
+	st := loc.stage
+	if w.Clone == "" {
+		return nil, fmt.Errorf("Stage %s pushes to %s through %s: migrate it by hand", p.Stage, p.Pointer.Text, w.StepAlias)
 	}
-	pcfg := sp.push.config()
-	if lookup(pcfg, "generateTargetBranch") != nil {
+	if sp.push, err = pl.e.step(p.Stage, w.Step); err != nil {
+		return nil, err
+	}
+	if w.BranchFrom == "pull-request" || w.BranchFrom == "generated" {
 		return nil, fmt.Errorf("Stage %s pushes through a pull request (generateTargetBranch): migrate pull-request flows by hand (open the pull request against env/%s)", p.Stage, st.name)
 	}
-	if lookup(pcfg, "tag") != nil {
+	if lookup(sp.push.config(), "tag") != nil {
 		return nil, fmt.Errorf("Stage %s pushes a tag", p.Stage)
 	}
 	sp.sc = sp.push.scope
-	pushPath := cleanPath(subst(str(pcfg, "path"), sp.push.env))
-	// The clone whose checkout holds the push's path (the longest such).
-	best := -1
-	for _, s := range st.steps {
-		if s.uses != "git-clone" || s.scope != sp.sc || s.index > sp.push.index {
-			continue
+	if sp.clone, err = pl.e.step(p.Stage, w.Clone); err != nil {
+		return nil, err
+	}
+	if sp.clone.scope != sp.sc {
+		return nil, fmt.Errorf("Stage %s clones its work tree in one list of steps and pushes it from another", p.Stage)
+	}
+	sp.checkouts = lookup(sp.clone.config(), "checkout")
+	co := walkPointer(sp.checkouts, fmt.Sprintf("/%d", w.Checkout))
+	if co == nil {
+		return nil, fmt.Errorf("cannot find checkout %d of the git-clone %s of Stage %s", w.Checkout, sp.clone.alias, p.Stage)
+	}
+	sp.srcPath = str(co, "path")
+	if w.WorkTree != w.Path {
+		return nil, fmt.Errorf("Stage %s pushes %s, a subdirectory of its checkout %s", p.Stage, displayPath(w.Path), displayPath(w.WorkTree))
+	}
+	if w.WorkTree == "" {
+		return nil, fmt.Errorf("Stage %s checks the repository out at %q; the migration needs a subdirectory of the work area", p.Stage, sp.srcPath)
+	}
+	for _, id := range w.Commits {
+		c, err := pl.e.step(p.Stage, id)
+		if err != nil {
+			return nil, err
 		}
-		cos := lookup(s.config(), "checkout")
-		if cos == nil || cos.Kind != yaml.SequenceNode {
-			continue
-		}
-		for _, co := range cos.Content {
-			cp := cleanPath(subst(str(co, "path"), s.env))
-			if under(pushPath, cp) && len(cp) > best {
-				best, sp.clone, sp.checkouts, sp.srcPath = len(cp), s, cos, str(co, "path")
-			}
-		}
-	}
-	if sp.clone == nil {
-		return nil, fmt.Errorf("cannot find the git-clone (in the same steps as the push %s) whose checkout holds %s", sp.push.alias, displayPath(pushPath))
-	}
-	srcClean := cleanPath(subst(sp.srcPath, sp.clone.env))
-	if srcClean != pushPath {
-		return nil, fmt.Errorf("Stage %s pushes %s, a subdirectory of its checkout %s", p.Stage, displayPath(pushPath), displayPath(srcClean))
-	}
-	if srcClean == "" || strings.Contains(sp.srcPath, "${{") {
-		return nil, fmt.Errorf("Stage %s checks the repository out at %q; the migration needs a plain subdirectory", p.Stage, sp.srcPath)
-	}
-	if rid := evaluator.RepoID(subst(str(sp.clone.config(), "repoURL"), sp.clone.env)); rid != p.Pointer.Repo {
-		return nil, fmt.Errorf("Stage %s clones %s, not %s, the repository Application %s deploys", p.Stage, rid, p.Pointer.Repo, app.key)
-	}
-	for _, s := range st.steps {
-		if s.uses == "git-commit" && s.scope == sp.sc && s.index > sp.clone.index && s.index < sp.push.index &&
-			cleanPath(subst(str(s.config(), "path"), s.env)) == pushPath {
-			sp.commits = append(sp.commits, s)
-		}
+		sp.commits = append(sp.commits, c)
 	}
 	if len(sp.commits) == 0 {
 		return nil, fmt.Errorf("Stage %s has no git-commit of %s before its push", p.Stage, sp.srcPath)
@@ -353,7 +340,7 @@ func (pl *planner) planStage1(p evaluator.Pin) (*stagePlan, error) {
 		if app.helm != nil {
 			return nil, fmt.Errorf("the path of Application %s is not known", app.key)
 		}
-		dir, err := editedDir(st, sp)
+		dir, err := pl.editedDir(p.Stage, w)
 		if err != nil {
 			return nil, fmt.Errorf("the path of Application %s is not known and %v", app.key, err)
 		}
@@ -361,94 +348,75 @@ func (pl *planner) planStage1(p evaluator.Pin) (*stagePlan, error) {
 	}
 	sp.branch = "env/" + st.name
 	if sp.sc.task {
-		sp.branch = "env/${{ ctx.stage }}"
+		sp.branch = "env/" + ctxStage
 	}
 	return sp, nil
 }
 
-// editedDir returns the one directory (as written) that the Stage's steps
-// between its clone and its commit edit under the checkout.
-func editedDir(st *stage, sp *stagePlan) (string, error) {
-	src := cleanPath(subst(sp.srcPath, sp.clone.env))
+// ctxStage is the Kargo expression for the Stage's name, which a branch
+// written into a PromotionTask shared by several Stages uses.
+var ctxStage = "$" + "{{ ctx.stage }}"
+
+// editedDir returns the one directory (as written) that the steps the model
+// lists as editing the pushed work tree change.
+func (pl *planner) editedDir(stageKey string, w evaluator.Write) (string, error) {
 	var dirs []string
 	seen := map[string]bool{}
-	for _, s := range st.steps {
-		if s.scope != sp.sc || s.index <= sp.clone.index || s.index >= sp.commits[0].index || strings.HasPrefix(s.uses, "git-") {
-			continue
+	for _, id := range w.Edits {
+		s, err := pl.e.step(stageKey, id)
+		if err != nil {
+			return "", err
 		}
-		raw := str(s.config(), "path")
-		p := cleanPath(subst(raw, s.env))
-		if raw == "" || !under(p, src) {
-			continue
+		raw, resolved := str(s.config(), "path"), cleanPath(s.resolved("path"))
+		if ext := path.Ext(resolved); ext == ".yaml" || ext == ".yml" || ext == ".json" {
+			raw, resolved = path.Dir(raw), path.Dir(resolved)
 		}
-		if ext := path.Ext(p); ext == ".yaml" || ext == ".yml" || ext == ".json" {
-			raw, p = path.Dir(raw), path.Dir(p)
-		}
-		if !seen[p] {
-			seen[p] = true
+		if !seen[resolved] {
+			seen[resolved] = true
 			dirs = append(dirs, raw)
 		}
 	}
 	if len(dirs) != 1 {
-		return "", fmt.Errorf("the Stage's steps edit %d directories under %s (%s)", len(dirs), sp.srcPath, strings.Join(dirs, ", "))
+		return "", fmt.Errorf("the Stage's steps edit %d directories under %s (%s)", len(dirs), displayPath(w.WorkTree), strings.Join(dirs, ", "))
 	}
 	return dirs[0], nil
 }
 
-// appFacts reads the pinned Application (or the ApplicationSet template that
-// generates it) as the migration needs it.
+// appFacts reads the pinned Application as the model has it (rendered, for
+// one an ApplicationSet generates) and finds where its source is written.
 func (pl *planner) appFacts(p evaluator.Pin) (*appFacts, error) {
 	a := &appFacts{key: p.Application, pin: p}
-	ref := p.ApplicationRef
-	var src *yaml.Node
-	var spec *yaml.Node
-	if ref.GeneratedBy != "" {
-		as := pl.e.at("ApplicationSet", ref.File, ref.Line)
-		if as == nil {
-			return nil, fmt.Errorf("cannot find %s", ref.GeneratedBy)
+	var ma *evaluator.ModelApplication
+	for _, x := range pl.m.Application(p.Application) {
+		if x.Ref == p.ApplicationRef {
+			ma = x
 		}
-		_, n, err := pl.e.node(as)
-		if err != nil {
-			return nil, err
-		}
-		a.appset = as
-		a.goTmpl = str(lookup(n, "spec"), "goTemplate") == "true"
-		a.element, a.elemErr = pl.element(n, ref.Name, a.goTmpl)
-		spec = pathOf(n, "spec", "template", "spec")
-		src = lookup(spec, "source")
-	} else {
-		o := pl.e.at("Application", ref.File, ref.Line)
-		if o == nil {
-			return nil, fmt.Errorf("cannot find Application %s at %s:%d", p.Application, ref.File, ref.Line)
-		}
-		s, n, err := pl.e.node(o)
-		if err != nil {
-			return nil, err
-		}
-		spec = lookup(n, "spec")
-		src = lookup(spec, "source")
-		a.src, a.source = s, src
 	}
-	if lookup(spec, "sources") != nil || lookup(spec, "sourceHydrator") != nil || src == nil || src.Kind != yaml.MappingNode {
+	if ma == nil {
+		return nil, fmt.Errorf("the model has no Application %s at %s:%d", p.Application, p.ApplicationRef.File, p.ApplicationRef.Line)
+	}
+	a.model = ma
+	if ma.SourcesField != "source" || len(ma.Sources) != 1 {
 		return nil, fmt.Errorf("Application %s does not have a single spec.source (multi-source and hydrator Applications are migrated by hand)", p.Application)
 	}
-	render := func(s string) (string, error) {
-		switch {
-		case a.element != nil:
-			return renderTemplate(s, a.element, a.goTmpl)
-		case a.appset != nil && strings.Contains(s, "{{"):
-			return "", a.elemErr
-		}
-		return s, nil
+	ms := ma.Sources[0]
+	src, n, err := pl.e.node(evaluator.Location{Ref: ma.Object, Path: ms.Path})
+	if err != nil {
+		return nil, err
 	}
-	a.problem = a.readSource(p, src, spec, render)
+	a.src, a.source = src, n
+	if g := ma.Generator; g != nil {
+		a.appset = g
+		a.goTmpl = g.GoTemplate
+	}
+	a.problem = a.readSource(p, ms, ma)
 	return a, nil
 }
 
-// readSource reads the source's path and Helm settings; the error says why
-// it cannot be rendered into a branch.
-func (a *appFacts) readSource(p evaluator.Pin, src, spec *yaml.Node, render func(string) (string, error)) error {
-	for _, k := range keys(src) {
+// readSource reads the source's path and Helm settings (as the model rendered
+// them); the error says why it cannot be rendered into a branch.
+func (a *appFacts) readSource(p evaluator.Pin, ms evaluator.ModelSource, ma *evaluator.ModelApplication) error {
+	for _, k := range sortedKeys(ms.Fields) {
 		switch k {
 		case "repoURL", "targetRevision", "path", "helm":
 		case "chart":
@@ -457,41 +425,50 @@ func (a *appFacts) readSource(p evaluator.Pin, src, spec *yaml.Node, render func
 			return fmt.Errorf("Application %s's source sets %s, which a rendered branch would not apply", p.Application, k)
 		}
 	}
-	pth, err := render(str(src, "path"))
-	if err != nil || strings.Contains(pth, "${{") {
-		a.pathUnknown = true // the Stage's edits say what to render
-	}
+	unknown := func(ptr string) bool { return slices.Contains(ms.UnknownFields, ptr) }
+	pth, _ := ms.Fields["path"].(string)
+	a.pathUnknown = unknown("/path") // the Stage's edits say what to render
 	a.path = cleanPath(pth)
-	if h := lookup(src, "helm"); h != nil {
-		a.helm = h
-		for _, k := range keys(h) {
-			if k != "valueFiles" && k != "releaseName" {
-				return fmt.Errorf("Application %s's helm block sets %s, which helm-template is not given here", p.Application, k)
-			}
-		}
-		rn, err := render(str(h, "releaseName"))
-		if err != nil {
-			return err
-		}
-		if rn == "" {
-			_, rn = splitKey(p.Application)
-		}
-		a.releaseName = rn
-		if vf := lookup(h, "valueFiles"); vf != nil {
-			for _, v := range vf.Content {
-				x, err := render(v.Value)
-				if err != nil || strings.HasPrefix(x, "$") || strings.HasPrefix(x, "/") || strings.Contains(x, "://") {
-					return fmt.Errorf("Application %s uses values file %s, which is not a file of its chart's repository", p.Application, v.Value)
-				}
-				a.valueFiles = append(a.valueFiles, x)
-			}
-		}
-		ns, err := render(str(pathOf(spec, "destination"), "namespace"))
-		if err == nil {
-			a.namespace = ns
+	h, isMap := ms.Fields["helm"].(map[string]any)
+	if ms.Fields["helm"] == nil {
+		return nil
+	}
+	if !isMap {
+		return fmt.Errorf("Application %s's helm block is not a mapping", p.Application)
+	}
+	a.helm = h
+	for _, k := range sortedKeys(h) {
+		if k != "valueFiles" && k != "releaseName" {
+			return fmt.Errorf("Application %s's helm block sets %s, which helm-template is not given here", p.Application, k)
 		}
 	}
+	if unknown("/helm/releaseName") {
+		return fmt.Errorf("the Helm release name of Application %s is not known", p.Application)
+	}
+	rn, _ := h["releaseName"].(string)
+	if rn == "" {
+		rn = ma.Name
+	}
+	a.releaseName = rn
+	vfs, _ := h["valueFiles"].([]any)
+	for i, v := range vfs {
+		x, _ := v.(string)
+		if unknown(fmt.Sprintf("/helm/valueFiles/%d", i)) || x == "" || strings.HasPrefix(x, "$") || strings.HasPrefix(x, "/") || strings.Contains(x, "://") {
+			return fmt.Errorf("Application %s uses values file %v, which is not a file of its chart's repository", p.Application, v)
+		}
+		a.valueFiles = append(a.valueFiles, x)
+	}
+	a.namespace = ma.DestinationNamespace
 	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // migrateScope builds the changes of one list of steps (a Stage's own, or a
@@ -499,19 +476,19 @@ func (a *appFacts) readSource(p evaluator.Pin, src, spec *yaml.Node, render func
 func (pl *planner) migrateScope(sc *scope, plans []*stagePlan) ([]op, []string, error) {
 	var notes []string
 	if sc.task {
-		users := pl.e.taskUsers(sc.obj)
+		users := pl.e.taskUsers(sc.ref)
 		var have []string
 		for _, sp := range plans {
 			have = append(have, sp.stage.key)
 		}
 		for _, u := range users {
 			if !slices.Contains(have, u) {
-				return nil, nil, fmt.Errorf("%s %s/%s is also used by Stage %s, which this finding does not involve: a task change would move it too", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name, u)
+				return nil, nil, fmt.Errorf("%s %s is also used by Stage %s, which this finding does not involve: a task change would move it too", sc.ref.Kind, refName(sc.ref), u)
 			}
 		}
 		for _, sp := range plans[1:] {
 			if sp.clone.node != plans[0].clone.node || sp.push.node != plans[0].push.node {
-				return nil, nil, fmt.Errorf("the Stages using %s %s/%s push from different steps", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name)
+				return nil, nil, fmt.Errorf("the Stages using %s %s push from different steps", sc.ref.Kind, refName(sc.ref))
 			}
 		}
 	}
@@ -526,16 +503,16 @@ func (pl *planner) migrateScope(sc *scope, plans []*stagePlan) ([]op, []string, 
 		if !sc.task {
 			return vals[first.stage.name], nil
 		}
-		v, ok := patternize(vals, "${{ ctx.stage }}")
+		v, ok := patternize(vals, ctxStage)
 		if !ok {
-			return "", fmt.Errorf("the Stages using %s %s/%s deploy different %s (%s) that ${{ ctx.stage }} does not explain", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name, what, mapText(vals))
+			return "", fmt.Errorf("the Stages using %s %s deploy different %s (%s) that %s does not explain", sc.ref.Kind, refName(sc.ref), what, mapText(vals), ctxStage)
 		}
 		return v, nil
 	}
 	helm := first.app.helm != nil
 	for _, sp := range plans {
 		if (sp.app.helm != nil) != helm {
-			return nil, nil, fmt.Errorf("the Stages using %s %s/%s deploy both Helm and other sources", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name)
+			return nil, nil, fmt.Errorf("the Stages using %s %s deploy both Helm and other sources", sc.ref.Kind, refName(sc.ref))
 		}
 	}
 	srcDir, err := pick("paths", func(sp *stagePlan) string { return sp.renderPath })
@@ -755,31 +732,25 @@ func (sp *stagePlan) concreteBranch() string {
 
 // appSetOp patches the template of ApplicationSet as so that every
 // Application it generates tracks its Stage's branch.
-func (pl *planner) appSetOp(as *evaluator.Object, plans []*stagePlan) (op, error) {
-	src, n, err := pl.e.node(as)
-	if err != nil {
-		return op{}, err
-	}
-	if lookup(lookup(n, "spec"), "templatePatch") != nil {
+func (pl *planner) appSetOp(as evaluator.Resource, plans []*stagePlan) (op, error) {
+	g := plans[0].app.appset
+	if g.TemplatePatch {
 		return op{}, fmt.Errorf("it has a templatePatch")
+	}
+	if g.TemplatePath != "/spec/template" {
+		return op{}, fmt.Errorf("its generator has its own template")
 	}
 	mine := map[string]*stagePlan{}
 	for _, sp := range plans {
-		if sp.app.element == nil {
-			return op{}, sp.app.elemErr
+		els := sp.app.appset.Elements
+		if !sp.app.appset.ParamsKnown || len(els) != 1 || els[0].Generator != "list" {
+			return op{}, fmt.Errorf("only an ApplicationSet whose Applications each come from one written list element is patched")
 		}
 		mine[sp.app.key] = sp
 	}
-	gen := "ApplicationSet " + as.Namespace + "/" + as.Name
-	var generated []string
 	for _, a := range pl.m.Applications {
-		if a.Ref.GeneratedBy == gen && a.Ref.File == as.Path && a.Ref.Line == as.Line {
-			generated = append(generated, a.Key)
-		}
-	}
-	for _, g := range generated {
-		if mine[g] == nil {
-			return op{}, fmt.Errorf("it also generates %s, which no Stage of this finding pins (a template change would move it too)", g)
+		if a.Generator != nil && a.Generator.AppSet == as && mine[a.Key] == nil {
+			return op{}, fmt.Errorf("it also generates %s, which no Stage of this finding pins (a template change would move it too)", a.Key)
 		}
 	}
 	retarget := plans[0].retarget
@@ -791,7 +762,7 @@ func (pl *planner) appSetOp(as *evaluator.Object, plans []*stagePlan) (op, error
 	goTmpl := plans[0].app.goTmpl
 	// A parameter whose value, put in place of the Stage name, gives every branch.
 	var params []string
-	for k := range plans[0].app.element {
+	for k := range plans[0].app.appset.Params {
 		params = append(params, k)
 	}
 	sort.Strings(params)
@@ -804,7 +775,7 @@ func (pl *planner) appSetOp(as *evaluator.Object, plans []*stagePlan) (op, error
 		vals := map[string]string{}
 		ok := true
 		for _, sp := range plans {
-			v, has := sp.app.element[k]
+			v, has := sp.app.appset.Params[k].(string)
 			if !has || v == "" {
 				ok = false
 				break
@@ -822,9 +793,9 @@ func (pl *planner) appSetOp(as *evaluator.Object, plans []*stagePlan) (op, error
 	if tmpl == "" {
 		return op{}, fmt.Errorf("no generator parameter names the Stage of each Application it generates")
 	}
-	source := pathOf(n, "spec", "template", "spec", "source")
+	src, source := plans[0].app.src, plans[0].app.source
 	helm := plans[0].app.helm
-	return op{key: fmt.Sprintf("appset %s:%d", as.Path, as.Line), run: func(p *patchSet) error {
+	return op{key: fmt.Sprintf("appset %s:%d", as.File, as.Line), run: func(p *patchSet) error {
 		e := p.at(src)
 		if err := e.set(source, "targetRevision", tmpl, "repoURL"); err != nil {
 			return err
@@ -842,85 +813,11 @@ func (pl *planner) appSetOp(as *evaluator.Object, plans []*stagePlan) (op, error
 	}}, nil
 }
 
-// element finds the list generator element that generates Application name:
-// the ApplicationSet must have one list generator.
-func (pl *planner) element(as *yaml.Node, name string, goTmpl bool) (map[string]string, error) {
-	gens := pathOf(as, "spec", "generators")
-	if gens == nil || len(gens.Content) != 1 {
-		return nil, fmt.Errorf("only an ApplicationSet with one list generator is patched")
+// refName renders an object's name for messages: "namespace/name", or "name"
+// for a cluster-scoped one.
+func refName(r evaluator.Resource) string {
+	if r.Namespace == "" {
+		return r.Name
 	}
-	g := gens.Content[0]
-	if lookup(g, "template") != nil {
-		return nil, fmt.Errorf("its generator has its own template")
-	}
-	els := pathOf(g, "list", "elements")
-	if els == nil || els.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("only list generators are patched")
-	}
-	nameTmpl := str(pathOf(as, "spec", "template", "metadata"), "name")
-	var found map[string]string
-	for _, el := range els.Content {
-		params := flatParams(el)
-		if params == nil {
-			continue
-		}
-		if n, err := renderTemplate(nameTmpl, params, goTmpl); err == nil && n == name {
-			if found != nil {
-				return nil, fmt.Errorf("several elements generate %s", name)
-			}
-			found = params
-		}
-	}
-	if found == nil {
-		return nil, fmt.Errorf("no list element generates %s", name)
-	}
-	return found, nil
-}
-
-// flatParams turns a list element into template parameters ("a.b" for nested
-// mappings, as fasttemplate sees them).
-func flatParams(el *yaml.Node) map[string]string {
-	if el.Kind != yaml.MappingNode {
-		return nil
-	}
-	out := map[string]string{}
-	for i := 0; i+1 < len(el.Content); i += 2 {
-		k, v := el.Content[i].Value, el.Content[i+1]
-		switch v.Kind {
-		case yaml.ScalarNode:
-			out[k] = v.Value
-		case yaml.MappingNode:
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				if v.Content[j+1].Kind == yaml.ScalarNode {
-					out[k+"."+v.Content[j].Value] = v.Content[j+1].Value
-				}
-			}
-		}
-	}
-	return out
-}
-
-var placeholderRE = regexp.MustCompile(`\{\{-?\s*([^{}]*?)\s*-?\}\}`)
-
-// renderTemplate substitutes {{.key}} (goTemplate) or {{key}} placeholders;
-// anything else is an error.
-func renderTemplate(s string, params map[string]string, goTmpl bool) (string, error) {
-	var bad error
-	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
-		k := placeholderRE.FindStringSubmatch(m)[1]
-		if goTmpl {
-			if !strings.HasPrefix(k, ".") {
-				bad = fmt.Errorf("template expression %s", m)
-				return m
-			}
-			k = k[1:]
-		}
-		v, ok := params[k]
-		if !ok {
-			bad = fmt.Errorf("unknown parameter in %s", m)
-			return m
-		}
-		return v
-	})
-	return out, bad
+	return r.Namespace + "/" + r.Name
 }

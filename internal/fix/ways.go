@@ -2,12 +2,9 @@ package fix
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
@@ -71,7 +68,7 @@ func (pl *planner) noDesiredRevision(o *Option, f evaluator.Finding, pins []eval
 		"Without desiredRevision, Kargo no longer checks that these Applications run the commit their Stage promoted: %s. Add an argocd-wait step (Kargo v1.10+) after argocd-update if a promotion should wait for a healthy sync.",
 		names(pairs)))
 	o.Notes = append(o.Notes, pl.sharedTaskNotes(locs, pins)...)
-	if f.Rule == "shared-application" {
+	if len(appsPinnedTwice(pins)) > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("To keep the revision check for one of %s, keep that Stage's desiredRevision line and apply the rest of the patch.", names(stages)))
 	}
 	return nil
@@ -83,11 +80,8 @@ var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
 // desiredRevision, so that Kargo points the live Application at the pinned
 // commit.
 func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []evaluator.Pin) error {
-	if f.Rule == "shared-application" {
-		return fmt.Errorf("the Stages would move one Application back and forth between their commits; give each Stage its own Application, or drop desiredRevision")
-	}
 	if twice := appsPinnedTwice(pins); len(twice) > 0 {
-		return fmt.Errorf("several Stages pin %s: they would move it back and forth between their commits", strings.Join(twice, ", "))
+		return fmt.Errorf("the Stages would move one Application back and forth between their commits (%s); give each Stage its own Application, or drop desiredRevision", strings.Join(twice, ", "))
 	}
 	for _, p := range pins {
 		if p.DesiredClass == "literal" && !shaRE.MatchString(p.DesiredRevision) {
@@ -118,21 +112,21 @@ func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []e
 // the finding does not involve.
 func (pl *planner) sharedTaskNotes(locs []*pinLoc, pins []evaluator.Pin) []string {
 	var out []string
-	seen := map[*evaluator.Object]bool{}
+	seen := map[*scope]bool{}
 	for _, l := range locs {
 		sc := l.step.scope
-		if !sc.task || seen[sc.obj] {
+		if !sc.task || seen[sc] {
 			continue
 		}
-		seen[sc.obj] = true
+		seen[sc] = true
 		var others []string
-		for _, u := range pl.e.taskUsers(sc.obj) {
+		for _, u := range pl.e.taskUsers(sc.ref) {
 			if !slices.ContainsFunc(pins, func(p evaluator.Pin) bool { return p.Stage == u }) {
 				others = append(others, u)
 			}
 		}
 		if len(others) > 0 {
-			out = append(out, fmt.Sprintf("The change is to %s %s/%s, which Stage %s also uses: it changes for them too.", sc.obj.Kind, sc.obj.Namespace, sc.obj.Name, names(others)))
+			out = append(out, fmt.Sprintf("The change is to %s %s, which Stage %s also uses: it changes for them too.", sc.ref.Kind, refName(sc.ref), names(others)))
 		}
 	}
 	return out
@@ -155,10 +149,13 @@ func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 		}
 		seen[p.Application] = true
 		ref := p.ApplicationRef
-		field := "/spec/source/targetRevision"
-		if pl.multiSource(p.Application) {
-			field = fmt.Sprintf("/spec/sources/%d/targetRevision", p.Source)
+		ma, ms := pl.source(p)
+		if ma == nil {
+			continue
 		}
+		// The field Kargo rewrites, as the Application has it (an
+		// ApplicationSet re-applies the rendered Application, not its template).
+		field := strings.TrimPrefix(ms.Path, strings.TrimSuffix(ma.SpecPath, "/spec")) + "/targetRevision"
 		if ref.GeneratedBy != "" {
 			if _, ok := byAppSet[ref.GeneratedBy]; !ok {
 				appsets = append(appsets, ref.GeneratedBy)
@@ -168,7 +165,8 @@ func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 			fields[ref.GeneratedBy+"|"+field] = true
 			continue
 		}
-		if parent := pl.parentApp(ref.File); parent != "" {
+		if len(ma.SyncedBy) > 0 {
+			parent := strings.Join(ma.SyncedBy, ", ")
 			out = append(out, fmt.Sprintf(
 				"WARNING: Application %s (%s:%d) looks synced by the parent Application %s (app of apps), which re-applies its targetRevision and undoes updateTargetRevision unless the parent ignores that field:\n"+
 					"  spec:\n    ignoreDifferences:\n    - group: argoproj.io\n      kind: Application\n      jsonPointers:\n      - %s\n    syncPolicy:\n      syncOptions:\n      - RespectIgnoreDifferences=true",
@@ -206,43 +204,17 @@ func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 	return out
 }
 
-// multiSource reports whether Application key has spec.sources.
-func (pl *planner) multiSource(key string) bool {
-	for _, a := range pl.m.Applications {
-		if a.Key == key {
-			return len(a.Sources) > 1
-		}
-	}
-	return false
-}
-
-// parentApp guesses the Application that syncs file: one whose source path
-// is the file's directory (or a parent of it, with directory.recurse).
-func (pl *planner) parentApp(file string) string {
-	dir := path.Dir(file)
-	for i := range pl.e.objs {
-		o := &pl.e.objs[i]
-		if o.Kind != "Application" || o.Path == file {
+// source returns the model's Application and source a pin is on.
+func (pl *planner) source(p evaluator.Pin) (*evaluator.ModelApplication, *evaluator.ModelSource) {
+	for _, a := range pl.m.Application(p.Application) {
+		if a.Ref != p.ApplicationRef {
 			continue
 		}
-		_, n, err := pl.e.node(o)
-		if err != nil {
-			continue
-		}
-		srcs := []*yaml.Node{pathOf(n, "spec", "source")}
-		if s := pathOf(n, "spec", "sources"); s != nil {
-			srcs = s.Content
-		}
-		for _, s := range srcs {
-			p := cleanPath(str(s, "path"))
-			if p == "" || s == nil {
-				continue
-			}
-			recurse := str(lookup(s, "directory"), "recurse") == "true"
-			if dir == p || strings.HasSuffix(dir, "/"+p) || (recurse && (strings.HasPrefix(dir, p+"/") || strings.Contains(dir, "/"+p+"/"))) {
-				return o.Namespace + "/" + o.Name
+		for i := range a.Sources {
+			if a.Sources[i].Index == p.Source {
+				return a, &a.Sources[i]
 			}
 		}
 	}
-	return ""
+	return nil, nil
 }

@@ -61,8 +61,13 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 	nodes := map[nodeKey]*Node{}
 	add := func(kind, key, label string) {
 		k := nodeKey{kind, key}
-		if _, ok := nodes[k]; !ok {
+		if n, ok := nodes[k]; !ok {
 			nodes[k] = &Node{Kind: kind, Key: key, Label: label}
+		} else if label < n.Label {
+			// One pointer may read differently from its sources ("@ HEAD
+			// (taken to be main)", "@ main"): the label must not depend on
+			// the order of the documents.
+			n.Label = label
 		}
 	}
 	pointerKey := func(p evaluator.Pointer, owner string) string {
@@ -111,7 +116,7 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		edges[edgeKey{EdgeWrite, w.Stage, pk, "pushes"}] = true
 	}
 
-	// What the error findings are about.
+	// What the error findings are about, joined by the ids the findings carry.
 	errNodes := map[nodeKey]bool{}
 	type pair struct{ from, to string }
 	errEdges := map[string]map[pair]bool{EdgePin: {}, EdgeTrack: {}, EdgeWrite: {}}
@@ -119,35 +124,21 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		if f.Severity != evaluator.SeverityError || f.Waived != nil {
 			continue
 		}
-		stages, apps := involved(f)
-		var ptrs []string
-		if text, ok := f.Details["pointer"].(string); ok {
-			for k, n := range nodes {
-				if k.kind == KindPointer && n.Label == text {
-					ptrs = append(ptrs, k.key)
-				}
-			}
-		}
-		for _, s := range stages {
+		for _, s := range f.Stages {
 			errNodes[nodeKey{KindStage, s}] = true
 		}
-		for _, a := range apps {
+		for _, a := range f.Applications {
 			errNodes[nodeKey{KindApplication, a}] = true
 		}
-		for _, p := range ptrs {
-			errNodes[nodeKey{KindPointer, p}] = true
-			for _, s := range stages {
-				errEdges[EdgeWrite][pair{s, p}] = true
-			}
-			for _, a := range apps {
-				errEdges[EdgeTrack][pair{a, p}] = true
-			}
+		if f.Pointer != "" {
+			errNodes[nodeKey{KindPointer, f.Pointer}] = true
 		}
-		for _, p := range m.Pins {
-			if slices.Contains(stages, p.Stage) && slices.Contains(apps, p.Application) &&
-				(len(ptrs) == 0 || slices.Contains(ptrs, p.Pointer.Key)) {
-				errEdges[EdgePin][pair{p.Stage, p.Application}] = true
-			}
+		for _, p := range m.PinsOf(f) {
+			errEdges[EdgePin][pair{p.Stage, p.Application}] = true
+			errEdges[EdgeTrack][pair{p.Application, pointerKey(p.Pointer, p.Application)}] = true
+		}
+		for _, w := range m.WritesOf(f) {
+			errEdges[EdgeWrite][pair{w.Stage, pointerKey(w.Pointer, w.Stage)}] = true
 		}
 	}
 
@@ -192,45 +183,6 @@ func compareID(a, b string) int {
 	fmt.Sscanf(a[1:], "%d", &an)
 	fmt.Sscanf(b[1:], "%d", &bn)
 	return cmp.Or(cmp.Compare(a[:1], b[:1]), cmp.Compare(an, bn))
-}
-
-// involved lists the Stages and Applications a finding names, by key.
-func involved(f evaluator.Finding) (stages, apps []string) {
-	for _, r := range f.Resources {
-		key := r.Namespace + "/" + r.Name
-		switch r.Kind {
-		case "Stage":
-			stages = append(stages, key)
-		case "Application":
-			apps = append(apps, key)
-		}
-	}
-	for _, k := range []string{"stages", "pinningStages", "writingStages", "stage"} {
-		stages = append(stages, stringList(f.Details[k])...)
-	}
-	for _, k := range []string{"applications", "application"} {
-		apps = append(apps, stringList(f.Details[k])...)
-	}
-	slices.Sort(stages)
-	slices.Sort(apps)
-	return slices.Compact(stages), slices.Compact(apps)
-}
-
-// stringList reads a detail that is a string or a list of strings.
-func stringList(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 func pointerLabel(p evaluator.Pointer) string {

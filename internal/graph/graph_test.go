@@ -44,11 +44,7 @@ func build(t *testing.T, path string) *Graph {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	m, err := ev.Model(ctx, objs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ev.Evaluate(ctx, objs)
+	r, m, err := ev.Analyze(ctx, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,12 +269,13 @@ func TestPinnedPatternInstanceTracksItsPointer(t *testing.T) {
 	main := evaluator.Pointer{Key: "git.example.com/x@main", Known: true, Floating: true, Kind: "branch", Name: "main", Text: "git.example.com/x @ main"}
 	m := &evaluator.Model{
 		Applications: []evaluator.ModelApplication{{Key: "argocd/${{ pattern }}", Sources: []evaluator.ModelSource{{Pointer: main}}}},
-		Pins:         []evaluator.Pin{{Stage: "p/prod", Application: "argocd/portfolio", Pointer: main, DesiredClass: "own"}},
-		Writes:       []evaluator.Write{{Stage: "p/stage", Pointer: main}},
+		Pins:         []evaluator.Pin{{ID: "pin", Stage: "p/prod", Application: "argocd/portfolio", Pointer: main, DesiredClass: "own"}},
+		Writes:       []evaluator.Write{{ID: "write", Stage: "p/stage", Pointer: main}},
 	}
 	report := &evaluator.Report{Findings: []evaluator.Finding{{
 		Rule: "foreign-branch-writer", Severity: "error", Key: main.Key,
-		Details: map[string]any{"pointer": main.Text, "pinningStages": []any{"p/prod"}, "writingStages": []any{"p/stage"}, "applications": []any{"argocd/portfolio"}},
+		Pointer: main.Key, Stages: []string{"p/prod", "p/stage"}, Applications: []string{"argocd/portfolio"},
+		Pins: []string{"pin"}, Writes: []string{"write"},
 	}}}
 	src := Mermaid(Build(m, report))
 	checkMermaid(t, src)
@@ -286,5 +283,56 @@ func TestPinnedPatternInstanceTracksItsPointer(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("lacks %q:\n%s", want, src)
 		}
+	}
+}
+
+// One Application on HEAD (taken to be main) and one on main track the same
+// pointer: the picture must not depend on the order of the Stage documents,
+// since findings are joined to the model by id, not by text.
+func TestSameEstateSamePictureWhateverTheOrder(t *testing.T) {
+	app := func(name, rev string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:` + name + `"}}
+spec:
+  project: default
+  destination: {server: https://kubernetes.default.svc, namespace: ` + name + `}
+  source: {repoURL: https://github.com/acme/deploy.git, targetRevision: ` + rev + `, path: env/` + name + `}
+`
+	}
+	stage := func(name string) string {
+		return `apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata: {name: ` + name + `, namespace: acme}
+spec:
+  requestedFreight: [{origin: {kind: Warehouse, name: app}, sources: {direct: true}}]
+  promotionTemplate:
+    spec:
+      steps:
+      - uses: git-clone
+        config: {repoURL: https://github.com/acme/deploy.git, checkout: [{branch: main, path: ./repo}]}
+      - {uses: git-commit, config: {path: ./repo, message: m}}
+      - {uses: git-push, as: push, config: {path: ./repo}}
+      - uses: argocd-update
+        config: {apps: [{name: ` + name + `, sources: [{repoURL: https://github.com/acme/deploy.git, desiredRevision: "${{ outputs.push.commit }}"}]}]}
+`
+	}
+	draw := func(stages ...string) string {
+		dir := t.TempDir()
+		docs := app("dev", "HEAD") + "---\n" + app("qa", "main")
+		if err := os.WriteFile(filepath.Join(dir, "argocd.yaml"), []byte(docs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "kargo.yaml"), []byte(strings.Join(stages, "---\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return render(t, "mermaid", build(t, dir))
+	}
+	a, b := draw(stage("dev"), stage("qa")), draw(stage("qa"), stage("dev"))
+	if a != b {
+		t.Fatalf("the order of the Stages changes the picture:\n%s\n---\n%s", a, b)
+	}
+	if !strings.Contains(a, "class s1,s2,a1,a2,p1 contradiction") {
+		t.Errorf("the contradiction is not drawn:\n%s", a)
 	}
 }

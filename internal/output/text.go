@@ -24,8 +24,8 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s  %s  %s\n", pal.severity(f.Severity, strings.ToUpper(f.Severity)), pal.bold(f.Rule), f.Title)
-		if p, ok := f.Details["pointer"].(string); ok && p != "" {
-			fmt.Fprintf(&b, "  pointer  %s\n", safetext.Text(p))
+		if f.PointerText != "" {
+			fmt.Fprintf(&b, "  pointer  %s\n", safetext.Text(f.PointerText))
 		}
 		if wv := f.Waived; wv != nil {
 			fmt.Fprintf(&b, "  waived   %s\n", pal.dim(waiverNote(wv)))

@@ -33,9 +33,21 @@ record(obj, ref, namespace, appset) := {
 	"spec_source": spec_source(obj),
 	"ref": ref,
 	"appset": appset,
+	"sources_field": sources_field(obj),
+	"destination_namespace": objects.string_at(obj, ["spec", "destination", "namespace"]),
 } if {
 	name := objects.string_at(obj, ["metadata", "name"])
 }
+
+# sources_field names the field the tracked sources are read from:
+# sourceHydrator, sources or source ("" when there is none).
+sources_field(obj) := "sourceHydrator" if {
+	count(objects.object_at(obj, ["spec", "sourceHydrator"])) > 0
+} else := "sources" if {
+	count(objects.array_at(obj, ["spec", "sources"])) > 0
+} else := "source" if {
+	count(objects.object_at(obj, ["spec", "source"])) > 0
+} else := ""
 
 # auto_sync: `automated: {}` is on; absent or null is off; `enabled: false` is off.
 auto_sync(obj) := false if {
@@ -47,9 +59,9 @@ auto_sync(obj) := false if {
 sources(obj) := [hydrator_source(h)] if {
 	h := objects.object_at(obj, ["spec", "sourceHydrator"])
 	count(h) > 0
-} else := [source(s, i) | some i, s in objects.array_at(obj, ["spec", "sources"])] if {
+} else := [source(s, i, sprintf("/spec/sources/%d", [i])) | some i, s in objects.array_at(obj, ["spec", "sources"])] if {
 	count(objects.array_at(obj, ["spec", "sources"])) > 0
-} else := [source(s, 0) | s := objects.object_at(obj, ["spec", "source"]); count(s) > 0]
+} else := [source(s, 0, "/spec/source") | s := objects.object_at(obj, ["spec", "source"]); count(s) > 0]
 
 # spec_source reports whether the Application's one source is `spec.source` (no
 # hydrator, no `spec.sources`): Kargo v0.x checks revisions of such sources only.
@@ -59,8 +71,14 @@ spec_source(obj) if {
 	count(objects.object_at(obj, ["spec", "source"])) > 0
 } else := false
 
-source(s, i) := {
+# source normalises one source; path is its JSON pointer in the Application
+# (for a generated Application, in the rendered template: under the
+# ApplicationSet's template path), and the rest of the source is kept as
+# written for tools that edit it.
+source(s, i, path) := {
 	"index": i,
+	"path": path,
+	"fields": s,
 	"repo_url": url,
 	"repo_id": repo.id(url),
 	"repo_known": expr.is_known(url),
@@ -76,6 +94,8 @@ source(s, i) := {
 
 hydrator_source(h) := {
 	"index": 0,
+	"path": "/spec/sourceHydrator/syncSource",
+	"fields": objects.object_at(h, ["syncSource"]),
 	"repo_url": url,
 	"repo_id": repo.id(url),
 	"repo_known": expr.is_known(url),

@@ -70,7 +70,7 @@ test_single_source if {
 	only.sources == [{
 		"index": 0, "repo_url": f.repo, "repo_id": "github.com/acme/deploy", "repo_known": true,
 		"chart": "", "rev": {"kind": "branch", "name": "main"}, "raw_revision": "main",
-		"ref_name": "", "hydrator": false,
+		"ref_name": "", "hydrator": false, "path": "/spec/source", "fields": f.tracking(f.repo, "main").source,
 	}] with input as spec_of(f.tracking(f.repo, "main"))
 }
 
@@ -113,7 +113,7 @@ test_hydrator_tracks_the_sync_branch_of_the_dry_repo if {
 	only.sources == [{
 		"index": 0, "repo_url": "https://github.com/acme/dry", "repo_id": "github.com/acme/dry", "repo_known": true,
 		"chart": "", "rev": {"kind": "branch", "name": "environments/dev"}, "raw_revision": "environments/dev",
-		"ref_name": "", "hydrator": true,
+		"ref_name": "", "hydrator": true, "path": "/spec/sourceHydrator/syncSource", "fields": hydrator.sourceHydrator.syncSource,
 	}] with input as spec_of(hydrator)
 }
 

@@ -123,7 +123,6 @@ test_desired_revision_unset_pins_nothing if {
 test_unknown_repo_url_pins_nothing if {
 	estate := entry_estate({"name": "dev", "sources": [f.pin_url("${{ vars.nope }}")]})
 	pin_rows == [] with input as estate
-	model.near_misses == [] with input as estate
 }
 
 # ---------------------------------------------------------------------------
@@ -288,28 +287,12 @@ test_chart_must_be_equal if {
 	pin_rows == [] with input as f.estate([multi("dev", "1.2.3", "main"), stage("dev", "main", [no_chart])])
 }
 
-near_rows := [[m.stage.key, m.app.key, m.source.repo_url, m.url] | some m in model.near_misses]
-
 test_repo_url_must_be_exactly_equal if {
 	estate := f.estate([
 		f.application("argocd", "dev", f.authorizing("acme:dev"), f.tracking("https://github.com/acme/deploy", "main")),
 		stage("dev", "main", [pinning("dev")]),
 	])
 	pin_rows == [] with input as estate
-	near_rows == [["acme/dev", "argocd/dev", "https://github.com/acme/deploy", f.repo]] with input as estate
-}
-
-test_exact_repo_url_is_no_near_miss if {
-	model.near_misses == [] with input as f.estate([app("dev", "main", "acme:dev"), stage("dev", "main", [pinning("dev")])])
-}
-
-test_other_repository_is_no_near_miss if {
-	estate := f.estate([
-		f.application("argocd", "dev", f.authorizing("acme:dev"), f.tracking("https://github.com/acme/other", "main")),
-		stage("dev", "main", [pinning("dev")]),
-	])
-	pin_rows == [] with input as estate
-	model.near_misses == [] with input as estate
 }
 
 hydrated(name, sync_repo) := f.application("argocd", name, f.authorizing("acme:dev"), {"sourceHydrator": {

@@ -6,21 +6,55 @@
 #   are never copied into rule bodies.
 package lib.flipflop.result
 
+import data.lib.flipflop.model
+
 # fail builds a finding: rule metadata from chain, plus message, resources (refs,
 # in the order they should be listed), a stable key naming what the finding is
-# about, and rule-specific details.
-fail(chain, message, resources, key, details) := {
-	"rule": meta.custom.id,
-	"severity": meta.custom.severity,
-	"title": meta.title,
-	"remediation": meta.custom.remediation,
-	"message": message,
-	"resources": resources,
-	"key": key,
-	"details": details,
-} if {
+# about, what it is about in the model's terms (subject, built with about), and
+# details for people.
+fail(chain, message, resources, key, subject, details) := object.union(
+	{
+		"rule": meta.custom.id,
+		"severity": meta.custom.severity,
+		"title": meta.title,
+		"remediation": meta.custom.remediation,
+		"message": message,
+		"resources": resources,
+		"key": key,
+		"details": details,
+	},
+	subject,
+) if {
 	meta := [entry.annotations | some entry in chain; entry.annotations.custom.id][0]
 }
+
+# about is the envelope every finding carries for tools to join on, naming
+# things by their ids in the model view (lib.flipflop.view): the pointer (key,
+# and its text for people) when pointers holds the model pointers of the
+# finding's sources and writes (all one known pointer; [] for none), and the
+# keys of the Stages and Applications and the ids of the pins and writes the
+# finding is about (sets or arrays; sorted here).
+about(pointers, stages, applications, pins, writes) := {
+	"pointer": pointer_key(pointers),
+	"pointerText": pointer_text(pointers),
+	"stages": sort(stages),
+	"applications": sort(applications),
+	"pins": sort(pins),
+	"writes": sort(writes),
+}
+
+pointer_key(pointers) := k if {
+	keys := {p.key | some p in pointers; p.known}
+	count(keys) == 1
+	some k in keys
+} else := ""
+
+pointer_text(pointers) := model.text(pointers) if pointer_key(pointers) != ""
+
+else := ""
+
+# nothing is the envelope of a finding about no model fact (a malformed object, a waiver).
+nothing := about([], [], [], [], [])
 
 # refs sorts and de-duplicates refs, Stages first, then Applications, then the rest.
 refs(rs) := [keyed[k] | some k in sort(object.keys(keyed))] if {

@@ -45,7 +45,7 @@ test_explicit_promotion_task_kind_inflates if {
 
 test_promotion_task_in_other_namespace_is_unresolved if {
 	r := only with input as f.estate([task_stage({"name": "promote"}, []), f.promotion_task("other", "promote", task_vars, task_steps)])
-	r.steps[1] == {
+	object.filter(r.steps[1], ["alias", "uses", "config", "env", "task", "task_resolved", "task_ref"]) == {
 		"alias": "promo", "uses": "", "config": {},
 		"env": {"ctx": {"project": "acme", "stage": "dev"}, "vars": {}},
 		"task": "promo", "task_resolved": false,

@@ -102,7 +102,7 @@ by_key := {k: group |
 
 # configured lists the waivers given in the settings (a waivers file, conftest data).
 configured := [{
-	"rules": {object.get(w, "rule", "")},
+	"rules": {r | r := object.get(w, "rule", ""); r != ""},
 	"reason": trim_space(object.get(w, "reason", "")),
 	"expires": format_date(object.get(w, "expires", "")),
 	"resources": [r | some r in object.get(w, "resources", []); is_string(r)],

@@ -57,6 +57,7 @@ report contains finding if {
 		),
 		result.refs(array.concat([u.stage.ref], [a.ref | some a in namesakes])),
 		sprintf("%s|%s/%s", [u.stage.key, u.namespace, u.name]),
+		result.about([], [u.stage.key], elsewhere, [], []),
 		{"stage": u.stage.key, "application": sprintf("%s/%s", [u.namespace, u.name]), "elsewhere": sort(elsewhere)},
 	)
 }

@@ -38,12 +38,12 @@ import data.lib.flipflop.result
 # branches lists every branch name the estate uses, with its repository and
 # the object that names it.
 branches := array.concat(
-	[{"repo": s.pointer.repo, "branch": s.pointer.name, "ref": s.app.ref} |
+	[{"repo": s.pointer.repo, "branch": s.pointer.name, "ref": s.app.ref, "stage": "", "app": s.app.key, "pointer": s.pointer} |
 		some s in model.sources
 		s.pointer.known
 		s.pointer.kind == "branch"
 	],
-	[{"repo": w.pointer.repo, "branch": w.pointer.name, "ref": w.stage.ref} |
+	[{"repo": w.pointer.repo, "branch": w.pointer.name, "ref": w.stage.ref, "stage": w.stage.key, "app": "", "pointer": w.pointer, "write": w.id} |
 		some w in model.writers
 		w.pointer.known
 		w.pointer.kind == "branch"
@@ -89,13 +89,19 @@ report contains finding if {
 	some b in names
 	odd(b)
 	plain := [n | some n in names; not odd(n)]
+	uses := [x | some x in branches; x.repo == r; x.branch == b]
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Branch %s of %s looks like %s but is another branch to Git: %s. Did you mean %s?", [
 			visible(b), r, looks_like(plain, sk), differs(b), looks_like(plain, sk),
 		]),
-		result.refs([x.ref | some x in branches; x.repo == r; x.branch == b]),
+		result.refs([x.ref | some x in uses]),
 		sprintf("%s@%s", [r, visible(b)]),
+		result.about(
+			[x.pointer | some x in uses],
+			{x.stage | some x in uses; x.stage != ""}, {x.app | some x in uses; x.app != ""}, [],
+			{x.write | some x in uses; x.write},
+		),
 		{"branch": b, "looksLike": sk, "repo": r},
 	)
 }

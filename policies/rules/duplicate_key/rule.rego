@@ -44,6 +44,7 @@ report contains finding if {
 		]),
 		[ref],
 		sprintf("%s:%d", [ref.file, d.line]),
+		result.nothing,
 		{"key": d.key, "line": d.line, "first": d.first},
 	)
 }

@@ -39,6 +39,7 @@ report contains finding if {
 		sprintf("The %s waives nothing: %s.", [w.source, problem(w)]),
 		refs(w),
 		w.source,
+		result.nothing,
 		{"waiver": w.source},
 	)
 }

@@ -65,6 +65,7 @@ report contains finding if {
 		),
 		result.refs([u.stage.ref, t.app.ref]),
 		sprintf("%s|%s", [u.stage.key, t.app.key]),
+		result.about([], [u.stage.key], [t.app.key], [], []),
 		{"stage": u.stage.key, "application": t.app.key, "wants": sprintf("%s:%s", [u.stage.project, u.stage.name])},
 	)
 }
@@ -83,6 +84,7 @@ report contains finding if {
 		]),
 		result.refs(array.concat([u.stage.ref], [t.app.ref | some t in u.targets])),
 		sprintf("%s|selector|%d", [u.stage.key, u.index]),
+		result.about([], [u.stage.key], {t.app.key | some t in u.targets}, [], []),
 		{"stage": u.stage.key, "applications": sort({t.app.key | some t in u.targets})},
 	)
 }

@@ -29,6 +29,9 @@
 #   id: shared-branch-contradiction
 #   severity: error
 #   admission: true
+#   fixable: true
+#   timeline: true
+#   diagnose: shared-pointer
 #   why: |
 #     Since Kargo v1.1.0, an `argocd-update` step whose `sources[]` entry sets
 #     `desiredRevision` registers a health check, and the Stage re-runs it every time it
@@ -83,12 +86,13 @@ report contains finding if {
 	stage_keys := {p.stage.key | some p in group}
 	count(stage_keys) > 1
 	app_keys := {p.app.key | some p in group}
-	pointer := model.describe(group[0].pointer)
+	pointer := model.text({p.pointer | some p in group})
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(stage_keys, app_keys, pointer, group),
 		result.refs(array.concat([p.stage.ref | some p in group], [p.app.ref | some p in group])),
 		key,
+		result.about({p.pointer | some p in group}, stage_keys, app_keys, {p.id | some p in group}, {w.id | some w in object.get(model.writers_by_pointer, key, [])}),
 		{
 			"pointer": pointer,
 			"stages": sort(stage_keys),

@@ -57,6 +57,7 @@ report contains finding if {
 		),
 		result.refs([s.ref]),
 		sprintf("%s|%s|%s", [s.key, step.alias, task]),
+		result.about([], [s.key], [], [], []),
 		{"stage": s.key, "step": step.alias, "task": task, "kind": ref.kind, "similar": similar(ref)},
 	)
 }

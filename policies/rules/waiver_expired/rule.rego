@@ -34,6 +34,7 @@ report contains finding if {
 		]),
 		[w.ref | is_string(w.ref.kind)],
 		w.source,
+		result.nothing,
 		{"waiver": w.source, "expires": w.expires, "rules": sort(covered)},
 	)
 }

@@ -25,12 +25,25 @@ generated := [app |
 	spec := objects.object_at(o.obj, ["spec"])
 	go := object.get(spec, "goTemplate", false) == true
 	ns := application.namespace_of(o.obj)
-	some g in objects.array_at(spec, ["generators"])
+	some gi, g in objects.array_at(spec, ["generators"])
 	template := object.union(objects.object_at(spec, ["template"]), objects.object_at(g, ["template"]))
-	some p in level2(g)
+	some p in level2(g, sprintf("/spec/generators/%d", [gi]))
 	selected(g, p)
-	app := render(spec, template, p, go, o, ns)
+	app := render(spec, template, p, go, o, ns, template_path(g, gi))
 ]
+
+# template_path is where the template that renders an Application's spec is
+# written: the generator's own, else spec.template.
+template_path(g, gi) := sprintf("/spec/generators/%d/template", [gi]) if {
+	is_object(g)
+	some field in ["source", "sources", "sourceHydrator"]
+	object.get(g, ["template", "spec", field], null) != null
+} else := "/spec/template"
+
+# element_key holds, in each parameter set, the generator elements it came from
+# (JSON pointers into the ApplicationSet, with the generator kind that wrote
+# them): a key no template can name.
+element_key := "\u0000elements"
 
 # selected applies a generator's label selector to its parameter sets, as Argo
 # CD does after generating them; parameters nobody can know are kept.
@@ -52,32 +65,55 @@ has_selector(g) if is_object(g.selector)
 # params returns the parameter sets of a generator list: the union of each
 # generator's sets. A set holding "unknown_params" has parameters nobody can know.
 # Matrix and merge nest at most two levels deep (as Argo CD allows), so the
-# levels are written out: Rego has no recursion.
-params(gens) := [p | some g in gens; some p in level2(g)]
+# levels are written out: Rego has no recursion. Each set lists the elements it
+# came from under element_key.
+params(gens) := [p | some i, g in gens; some p in level2(g, sprintf("/spec/generators/%d", [i]))]
 
 # A generator's own template is merged over spec.template (Argo CD does the same).
 
-level2(g) := cartesian(level1(g.matrix.generators[0]), level1(g.matrix.generators[1])) if {
+level2(g, path) := cartesian(
+	level1(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path])),
+	level1(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path])),
+) if {
 	count(objects.array_at(g, ["matrix", "generators"])) == 2
-} else := merged([level1(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
+} else := merged(
+	[level1(c, sprintf("%s/merge/generators/%d", [path, i])) | some i, c in g.merge.generators],
+	objects.array_at(g, ["merge", "mergeKeys"]),
+) if {
 	is_array(g.merge.generators)
-} else := leaf(g)
+} else := leaf(g, path)
 
-level1(g) := cartesian(leaf(g.matrix.generators[0]), leaf(g.matrix.generators[1])) if {
+level1(g, path) := cartesian(
+	leaf(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path])),
+	leaf(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path])),
+) if {
 	count(objects.array_at(g, ["matrix", "generators"])) == 2
-} else := merged([leaf(c) | some c in g.merge.generators], objects.array_at(g, ["merge", "mergeKeys"])) if {
+} else := merged(
+	[leaf(c, sprintf("%s/merge/generators/%d", [path, i])) | some i, c in g.merge.generators],
+	objects.array_at(g, ["merge", "mergeKeys"]),
+) if {
 	is_array(g.merge.generators)
-} else := leaf(g)
+} else := leaf(g, path)
 
-leaf(g) := [flatten(e) | some e in g.list.elements; is_object(e)] if {
+# leaf: a list generator's elements (written in the file, or expanded from a git
+# generator by --repo-root: generator "git"); any other generator yields
+# parameters nobody can know.
+leaf(g, path) := [object.union(flatten(e), {element_key: [{"path": sprintf("%s/list/elements/%d", [path, k]), "generator": from}]}) |
+	from := object.get(g, "x-flipflop-expanded-from", "list")
+	some k, e in g.list.elements
+	is_object(e)
+] if {
 	is_array(g.list.elements)
-} else := [{"unknown_params": true}]
+} else := [{"unknown_params": true, element_key: []}]
 
-cartesian(a, b) := [object.union(x, y) | some x in a; some y in b]
+cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_key], y[element_key])}]) |
+	some x in a
+	some y in b
+]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
 # other generators that agree with it on every merge key.
-merged(sets, keys) := [object.union(base, overlay) |
+merged(sets, keys) := [object.union_n(layers) |
 	some base in sets[0]
 	overlays := [o |
 		some i, set in sets
@@ -88,7 +124,8 @@ merged(sets, keys) := [object.union(base, overlay) |
 			object.get(o, k, null) == object.get(base, k, null)
 		}
 	]
-	overlay := object.union_n(overlays)
+	elements := array.concat(base[element_key], [e | some o in overlays; some e in o[element_key]])
+	layers := [x | some part in [[base], overlays, [{element_key: elements}]]; some x in part]
 ]
 
 # flatten turns {"values": {"a": "b"}} into {"values": {...}, "values.a": "b"},
@@ -99,7 +136,7 @@ flatten(e) := object.union(e, {sprintf("%s.%s", [k, k2]): v2 |
 	some k2, v2 in v
 })
 
-render(spec, template, p, go, o, ns) := app if {
+render(spec, template, p, go, o, ns, tpath) := app if {
 	rendered := json.unmarshal(substitute(json.marshal(template), p, go))
 	patch := patch_of(spec, p, go)
 	obj := object.union(rendered, patch.value)
@@ -114,6 +151,14 @@ render(spec, template, p, go, o, ns) := app if {
 		"auto_sync": sync_of(rec, patch.known),
 		"name_pattern": name_pattern(rec.name),
 		"generator_params_known": object.get(p, "unknown_params", false) == false,
+		"generator": {
+			"appset": o.ref,
+			"template_path": tpath,
+			"template_patch": is_string(object.get(spec, "templatePatch", null)),
+			"go_template": go,
+			"params": object.remove(p, [element_key, "unknown_params"]),
+			"elements": p[element_key],
+		},
 	})
 }
 

@@ -25,9 +25,15 @@ updates := [u |
 	some s in stages.records
 	some i, entry in objects.array_at(s.legacy, ["argoCDAppUpdates"])
 	is_object(entry)
+	path := sprintf("/spec/promotionMechanisms/argoCDAppUpdates/%d", [i])
 	u := {
 		"stage": s,
 		"step": {
+			"id": concat("|", [s.key, path]),
+			"index": i,
+			"origin": {"ref": s.ref, "path": path},
+			"scope": {"ref": s.ref, "path": "/spec/promotionMechanisms/argoCDAppUpdates", "task": ""},
+			"via": "",
 			"alias": sprintf("promotionMechanisms.argoCDAppUpdates[%d]", [i]),
 			"uses": "argoCDAppUpdates",
 			"config": entry,
@@ -37,6 +43,7 @@ updates := [u |
 		},
 		"index": i,
 		"entry": entry,
+		"entry_path": path,
 		"namespace": namespace(entry),
 		"name": objects.string_at(entry, ["appName"]),
 	}

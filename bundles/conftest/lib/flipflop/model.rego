@@ -84,6 +84,11 @@ describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
 	p.kind == "branch"
 } else := sprintf("%s @ %s", [p.repo, revision.describe(p)])
 
+# text renders one pointer that several sources or writes read differently
+# ("@ HEAD (taken to be main)", "@ main") the same way whatever their order:
+# the first of their texts in sort order.
+text(pointers) := min({describe(p) | some p in pointers})
+
 # sources lists every tracked Application source with its pointer.
 sources := [{"app": a, "source": s, "pointer": pointer(s.repo_id, s.repo_known, s.rev)} |
 	some a in apps.records
@@ -109,6 +114,7 @@ update(s, step, i, entry) := {
 	"step": step,
 	"index": i,
 	"entry": entry,
+	"entry_path": sprintf("%s/config/apps/%d", [step.origin.path, i]),
 	"namespace": ns,
 	"name": name,
 	"selector": has_selector(entry),
@@ -239,7 +245,7 @@ step_pins := [p |
 	some u in updates
 	some t in u.targets
 	pinnable(u, t)
-	some e in objects.array_at(u.entry, ["sources"])
+	some j, e in objects.array_at(u.entry, ["sources"])
 	pin_entry(e)
 	url := stages.value(u.step, object.get(e, "repoURL", ""))
 	chart := object.get(e, "chart", "")
@@ -247,7 +253,9 @@ step_pins := [p |
 	src.repo_url == url
 	src.chart == chart
 	d := stages.value(u.step, desired(e))
+	entry_path := sprintf("%s/sources/%d", [u.entry_path, j])
 	p := {
+		"id": concat("|", [u.step.id, entry_path, t.app.key, sprintf("%d", [src.index])]),
 		"stage": u.stage,
 		"step": u.step,
 		"app": t.app,
@@ -256,7 +264,11 @@ step_pins := [p |
 		"desired": d,
 		"desired_class": desired_class(d),
 		"exact": t.via == "name",
+		"via": t.via,
 		"legacy_field": object.get(e, "desiredCommitFromStep", "") != "",
+		"app_entry_path": u.entry_path,
+		"entry_path": entry_path,
+		"repo_url": url,
 	}
 ]
 
@@ -265,25 +277,6 @@ pinnable(u, _) if not u.selector
 pinnable(u, t) if {
 	u.selector
 	t.authorized != false
-}
-
-# near_misses: sources[] entries whose repoURL names an Application source only
-# after normalisation; Kargo registers no revision check for them.
-near_misses := [{"stage": u.stage, "app": t.app, "source": src, "url": url} |
-	some u in updates
-	some t in u.targets
-	some e in objects.array_at(u.entry, ["sources"])
-	pin_entry(e)
-	url := stages.value(u.step, object.get(e, "repoURL", ""))
-	expr.known(url)
-	not exact_source(t.app, url)
-	some src in t.app.sources
-	src.repo_id == repo.id(url)
-]
-
-exact_source(app, url) if {
-	some src in app.sources
-	src.repo_url == url
 }
 
 # pins_by_pointer groups pins on known pointers by pointer key.
@@ -314,37 +307,58 @@ step_writers := [w |
 		some step in s.steps
 		step.uses == "git-clone"
 		url := stages.value(step, object.get(step.config, "repoURL", ""))
-		some co in objects.array_at(step.config, ["checkout"])
+		some k, co in objects.array_at(step.config, ["checkout"])
 		is_object(co)
-		c := {"path": clean_path(stages.value(step, object.get(co, "path", ""))), "url": url, "rev": checkout_rev(step, co)}
+		c := {
+			"path": clean_path(stages.value(step, object.get(co, "path", ""))), "url": url, "rev": checkout_rev(step, co),
+			"step": step, "checkout": k,
+		}
 	]
 	some push in s.steps
 	push.uses in {"git-push", "github-push"}
 	path := clean_path(stages.value(push, object.get(push.config, "path", "")))
 	some clone in work_tree(clones, path)
-	some rev in push_revs(s, push, clone)
+	some target in push_targets(s, push, clone)
 	w := {
+		"id": concat("|", [push.id, clone.step.id, sprintf("%d", [clone.checkout]), target.via]),
 		"stage": s,
 		"step": push,
 		"repo_url": clone.url,
 		"repo_id": repo.id(clone.url),
 		"repo_known": expr.is_known(clone.url),
-		"rev": rev,
+		"rev": target.rev,
+		"branch_from": target.from,
+		"via": target.via,
+		"clone": clone.step,
+		"checkout": clone.checkout,
+		"work_tree": clone.path,
+		"path": path,
 	}
 ]
 
 legacy_writers := [w |
 	some s in stages.records
-	some g in objects.array_at(s.legacy, ["gitRepoUpdates"])
+	some k, g in objects.array_at(s.legacy, ["gitRepoUpdates"])
 	is_object(g)
 	url := object.get(g, "repoURL", "")
+	path := sprintf("/spec/promotionMechanisms/gitRepoUpdates/%d", [k])
 	w := {
+		"id": concat("|", [s.key, path]),
 		"stage": s,
-		"step": {"alias": "promotionMechanisms.gitRepoUpdates", "uses": "gitRepoUpdates"},
+		"step": {
+			"id": concat("|", [s.key, path]), "alias": "promotionMechanisms.gitRepoUpdates", "uses": "gitRepoUpdates",
+			"origin": {"ref": s.ref, "path": path},
+		},
 		"repo_url": url,
 		"repo_id": repo.id(url),
 		"repo_known": expr.is_known(url),
 		"rev": revision.classify(object.get(g, "writeBranch", "")),
+		"branch_from": "writeBranch",
+		"via": "",
+		"clone": null,
+		"checkout": -1,
+		"work_tree": "",
+		"path": "",
 	}
 ]
 
@@ -377,17 +391,18 @@ under(path, root) if startswith(path, concat("", [root, "/"]))
 
 under(_, "")
 
-# push_revs: the branch a push lands on: targetBranch; with generateTargetBranch,
-# the target branch of the Stage's git-open-pr (none: an ephemeral branch nobody
+# push_targets: the branches a push lands on, each with where the branch comes
+# from: targetBranch; with generateTargetBranch, the target branch of the
+# Stage's git-open-pr (via names that step; none: an ephemeral branch nobody
 # tracks); otherwise the branch checked out in the work tree.
-push_revs(s, push, clone) := [revision.classify(stages.value(push, push.config.targetBranch))] if {
+push_targets(s, push, clone) := [{"rev": revision.classify(stages.value(push, push.config.targetBranch)), "from": "targetBranch", "via": ""}] if {
 	is_string(push.config.targetBranch)
 	push.config.targetBranch != ""
-} else := [revision.classify(stages.value(pr, pr.config.targetBranch)) | some pr in pull_requests(s, push)] if {
+} else := [{"rev": revision.classify(stages.value(pr, pr.config.targetBranch)), "from": "pull-request", "via": pr.id} | some pr in pull_requests(s, push)] if {
 	generates(push)
-} else := [{"kind": "unknown", "name": "generated"}] if {
+} else := [{"rev": {"kind": "unknown", "name": "generated"}, "from": "generated", "via": ""}] if {
 	generate_unknown(push)
-} else := [clone.rev]
+} else := [{"rev": clone.rev, "from": "checkout", "via": ""}]
 
 # pull_requests: the git-open-pr steps that open a pull request from the branch a
 # push generated: those whose sourceBranch reads that push's branch output

@@ -18,6 +18,7 @@ legacy_pins := [p |
 	some t in u.targets
 	some c in legacy.checks(u, t.app)
 	p := {
+		"id": concat("|", [u.step.id, t.app.key, sprintf("%d", [c.source.index])]),
 		"stage": u.stage,
 		"step": u.step,
 		"app": t.app,
@@ -26,7 +27,11 @@ legacy_pins := [p |
 		"desired": c.desired,
 		"desired_class": c.desired_class,
 		"exact": t.via == "name",
+		"via": t.via,
 		"legacy_field": true,
+		"app_entry_path": u.entry_path,
+		"entry_path": u.entry_path,
+		"repo_url": c.source.repo_url,
 		"mechanisms": true,
 	}
 ]

@@ -21,16 +21,31 @@ record(o) := {
 	"ref": o.ref,
 	"ctx": ctx,
 	"vars": base_vars,
-	"steps": steps(o.obj, ctx, base_vars),
+	"steps": steps(o, ctx, base_vars, read_steps),
 	"legacy": objects.object_at(o.obj, ["spec", "promotionMechanisms"]),
+	"upstream": upstream(o.obj, project),
 } if {
 	project := objects.string_at(o.obj, ["metadata", "namespace"])
 	name := objects.string_at(o.obj, ["metadata", "name"])
 	ctx := {"project": project, "stage": name}
-	stage_vars := objects.array_at(o.obj, ["spec", "vars"])
-	template_vars := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "vars"])
-	base_vars := expr.resolve_vars(array.concat(stage_vars, template_vars), {}, ctx)
+	base_vars := vars_of(o.obj, ctx)
 }
+
+vars_of(obj, ctx) := expr.resolve_vars(
+	array.concat(
+		objects.array_at(obj, ["spec", "vars"]),
+		objects.array_at(obj, ["spec", "promotionTemplate", "spec", "vars"]),
+	),
+	{}, ctx,
+)
+
+# upstream lists the Stages a Stage takes Freight from (requestedFreight[].sources.stages),
+# as keys in the Stage's project.
+upstream(obj, project) := sort({sprintf("%s/%s", [project, u]) |
+	some r in objects.array_at(obj, ["spec", "requestedFreight"])
+	some u in objects.array_at(r, ["sources", "stages"])
+	is_string(u)
+})
 
 # tasks groups PromotionTasks by "namespace/name" and ClusterPromotionTasks by
 # "/name" (lists, in case an estate holds one twice).
@@ -40,47 +55,72 @@ tasks := {k: group |
 }
 
 task_objects := array.concat(
-	[{"key": sprintf("%s/%s", [o.ref.namespace, o.ref.name]), "obj": o.obj} | some o in objects.promotion_tasks],
-	[{"key": sprintf("/%s", [o.ref.name]), "obj": o.obj} | some o in objects.cluster_promotion_tasks],
+	[{"key": sprintf("%s/%s", [o.ref.namespace, o.ref.name]), "obj": o.obj, "ref": o.ref} | some o in objects.promotion_tasks],
+	[{"key": sprintf("/%s", [o.ref.name]), "obj": o.obj, "ref": o.ref} | some o in objects.cluster_promotion_tasks],
 )
 
-steps(obj, ctx, base_vars) := [s |
-	some i, step in objects.array_at(obj, ["spec", "promotionTemplate", "spec", "steps"])
+# stage_steps is the path of a Stage's own promotion steps.
+stage_steps := "/spec/promotionTemplate/spec/steps"
+
+# task_steps is the path of a PromotionTask's (or ClusterPromotionTask's) steps.
+task_steps := "/spec/steps"
+
+# steps inflates a Stage's promotion steps whose `uses` is in kinds ("*": every
+# step). Each step says where it is written (origin: the object holding it and
+# the JSON pointer of the step there), the list of steps it belongs to (scope:
+# the Stage's own, or a task's), and for a task step the task step of the Stage
+# that brought it in (via).
+steps(o, ctx, base_vars, kinds) := [s |
+	some i, step in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step)
-	some s in inflate(step, i, ctx, base_vars)
+	some s in inflate(o, step, i, ctx, base_vars, kinds)
 ]
 
 # The steps the model reads; the others (commits, image updates, renders) are
 # skipped before any work is done on them.
 read_steps := {"git-clone", "git-push", "github-push", "git-open-pr", "argocd-update"}
 
-inflate(step, i, ctx, base_vars) := [{
+wanted("*", _)
+
+wanted(kinds, uses) if kinds[uses]
+
+inflate(o, step, i, ctx, base_vars, kinds) := [{
+	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
 	"alias": object.get(step, "as", sprintf("step-%d", [i])),
 	"uses": step.uses,
 	"config": objects.object_at(step, ["config"]),
 	"env": {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)},
 	"task": "",
 	"task_resolved": true,
+	"index": i,
+	"origin": {"ref": o.ref, "path": sprintf("%s/%d", [stage_steps, i])},
+	"scope": {"ref": o.ref, "path": stage_steps, "task": ""},
+	"via": "",
 }] if {
-	read_steps[step.uses]
+	wanted(kinds, step.uses)
 } else := [] if {
 	not is_task(step)
 }
 
-inflate(step, i, ctx, base_vars) := [s |
+inflate(_, step, i, ctx, base_vars, kinds) := [s |
 	task_alias := object.get(step, "as", sprintf("task-%d", [i]))
 	some t in task_for(step.task, ctx)
 	task_defaults := expr.resolve_vars(objects.array_at(t.obj, ["spec", "vars"]), {}, ctx)
 	env_vars := expr.resolve_vars(objects.array_at(step, ["vars"]), object.union(task_defaults, base_vars), ctx)
 	some j, ts in objects.array_at(t.obj, ["spec", "steps"])
-	read_steps[ts.uses]
+	wanted(kinds, ts.uses)
 	s := {
+		"id": sprintf("%s/%s/%d/%d", [ctx.project, ctx.stage, i, j]),
 		"alias": sprintf("%s::%s", [task_alias, object.get(ts, "as", sprintf("step-%d", [j]))]),
 		"uses": ts.uses,
 		"config": objects.object_at(ts, ["config"]),
 		"env": {"ctx": ctx, "vars": step_vars(ts, env_vars, ctx)},
 		"task": task_alias,
 		"task_resolved": true,
+		"index": j,
+		"origin": {"ref": t.ref, "path": sprintf("%s/%d", [task_steps, j])},
+		"scope": {"ref": t.ref, "path": task_steps, "task": task_alias},
+		"via": sprintf("%s/%d", [stage_steps, i]),
 	}
 ] if {
 	is_task(step)
@@ -89,13 +129,18 @@ inflate(step, i, ctx, base_vars) := [s |
 
 # A task step whose task is not among the inputs inflates to one placeholder step,
 # so rules can say the Stage's promotion is only partly known.
-inflate(step, i, ctx, _) := [{
+inflate(o, step, i, ctx, _, _) := [{
+	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
 	"alias": object.get(step, "as", sprintf("task-%d", [i])),
 	"uses": "",
 	"config": {},
 	"env": {"ctx": ctx, "vars": {}},
 	"task": object.get(step, "as", sprintf("task-%d", [i])),
 	"task_resolved": false,
+	"index": i,
+	"origin": {"ref": o.ref, "path": sprintf("%s/%d", [stage_steps, i])},
+	"scope": {"ref": o.ref, "path": stage_steps, "task": ""},
+	"via": "",
 	"task_ref": {"kind": task_kind(step.task), "name": object.get(step.task, "name", ""), "namespace": task_namespace(step.task, ctx)},
 }] if {
 	is_object(step.task)
@@ -123,3 +168,8 @@ step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) 
 
 # value substitutes a step's env into a config value.
 value(step, v) := expr.subst(v, step.env)
+
+# all_steps lists every promotion step of records[i], inflated as the model's
+# steps are (for tools that show or edit a promotion; the rules read only
+# read_steps). records[i] is the record of objects.stages[i].
+all_steps(i) := steps(objects.stages[i], r.ctx, r.vars, "*") if r := records[i]

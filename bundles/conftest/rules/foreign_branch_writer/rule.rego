@@ -25,6 +25,9 @@
 #   id: foreign-branch-writer
 #   severity: error
 #   admission: true
+#   fixable: true
+#   timeline: true
+#   diagnose: foreign-writer
 #   why: |
 #     A Stage that sets `desiredRevision` in `argocd-update` is Healthy only while the
 #     Application source's `status.sync.revision` equals the pinned commit. When another
@@ -67,12 +70,16 @@ report contains finding if {
 	writes := [w | some w in object.get(model.writers_by_pointer, key, []); not w.stage.key in pinners]
 	count(writes) > 0
 	writer_keys := {w.stage.key | some w in writes}
-	pointer := model.describe(pins[0].pointer)
+	pointer := model.text(array.concat([p.pointer | some p in pins], [w.pointer | some w in writes]))
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(pinners, writer_keys, pins, writes, pointer),
-		result.refs(array.flatten([[p.stage.ref | some p in pins], [w.stage.ref | some w in writes], [p.app.ref | some p in pins]])),
+		result.refs((({p.stage.ref | some p in pins} | {w.stage.ref | some w in writes}) | {p.app.ref | some p in pins})),
 		key,
+		result.about(
+			array.concat([p.pointer | some p in pins], [w.pointer | some w in writes]), pinners | writer_keys, {p.app.key | some p in pins}, {p.id | some p in pins},
+			{w.id | some w in object.get(model.writers_by_pointer, key, [])},
+		),
 		{
 			"pointer": pointer,
 			"pinningStages": sort(pinners),

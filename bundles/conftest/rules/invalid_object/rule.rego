@@ -437,6 +437,7 @@ report contains finding if {
 		]),
 		[ref],
 		sprintf("%s/%s/%s|%s", [ref.kind, ref.namespace, ref.name, field]),
+		result.nothing,
 		{"field": field, "want": want, "got": got},
 	)
 }

@@ -21,6 +21,8 @@
 #   id: shared-application
 #   severity: error
 #   admission: true
+#   fixable: true
+#   diagnose: shared-app
 #   why: |
 #     Every promotion of each Stage registers a health check that expects the
 #     Application at that Stage's revision. An Application source has one
@@ -57,6 +59,7 @@ report contains finding if {
 		),
 		result.refs(array.concat([p.stage.ref | some p in pins], [pins[0].app.ref])),
 		key,
+		result.about([], stages, [key], {p.id | some p in pins}, []),
 		{"application": key, "stages": sort(stages)},
 	)
 }

@@ -50,12 +50,13 @@ report contains finding if {
 	writes[0].pointer.floating
 	stages := {w.stage.key | some w in writes}
 	count(stages) > 1
-	pointer := model.describe(writes[0].pointer)
+	pointer := model.text({w.pointer | some w in writes})
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Stages %s all push to %s.", [result.names(stages), pointer]),
 		result.refs([w.stage.ref | some w in writes]),
 		key,
+		result.about({w.pointer | some w in writes}, stages, [], [], {w.id | some w in writes}),
 		{"pointer": pointer, "stages": sort(stages)},
 	)
 }

@@ -48,6 +48,7 @@ report contains finding if {
 		sprintf("Stage %s updates Application %s/%s, which no input defines or generates.", [u.stage.key, u.namespace, u.name]),
 		result.refs([u.stage.ref]),
 		sprintf("%s|%s/%s", [u.stage.key, u.namespace, u.name]),
+		result.about([], [u.stage.key], [], [], []),
 		{"stage": u.stage.key, "application": sprintf("%s/%s", [u.namespace, u.name])},
 	)
 }

@@ -58,6 +58,7 @@ report contains finding if {
 		message(u, sel, elsewhere),
 		result.refs(array.concat([u.stage.ref], [a.ref | some a in elsewhere])),
 		sprintf("%s|selector|%d", [u.stage.key, u.index]),
+		result.about([], [u.stage.key], {a.key | some a in elsewhere}, [], []),
 		{
 			"stage": u.stage.key,
 			"namespace": u.namespace,

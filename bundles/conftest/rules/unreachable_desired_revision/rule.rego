@@ -24,6 +24,8 @@
 #   id: unreachable-desired-revision
 #   severity: error
 #   admission: true
+#   fixable: true
+#   diagnose: unreachable
 #   why: |
 #     Kargo compares a pinned revision with the Application source's
 #     `status.sync.revision`: for a Git source, the commit SHA that Argo CD resolved
@@ -70,6 +72,7 @@ report contains finding if {
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),
+		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
 		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 	)
 }

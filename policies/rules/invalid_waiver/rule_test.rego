@@ -1,0 +1,28 @@
+package lib.flipflop.meta.invalid_waiver_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.meta.invalid_waiver as rule
+
+waived(value) := f.estate([object.union(f.stage("dev", "main", []), {"metadata": {"annotations": {"flipflop.dev/ignore": value}}})])
+
+test_waiver_without_reason if {
+	some finding in rule.report with input as waived("shared-write-branch")
+	finding.severity == "error"
+	finding.details.waiver == "annotation flipflop.dev/ignore on Stage/acme/dev"
+	contains(finding.message, "waives nothing: it gives no reason")
+}
+
+test_wildcard_annotation if {
+	some finding in rule.report with input as waived("*: trust me")
+	contains(finding.message, `"*" is refused in an annotation`)
+}
+
+test_waiver_in_settings_without_rules if {
+	some finding in rule.report with input as f.estate([f.stage("dev", "main", [])])
+		with data.lib.flipflop.config.settings as {"waivers": [{"resources": ["Stage/acme/dev"], "reason": "r"}]}
+	contains(finding.message, "it names no rule")
+}
+
+test_valid_waiver_is_silent if {
+	count(rule.report) == 0 with input as waived("shared-write-branch: monorepo by design")
+}
