@@ -1,6 +1,6 @@
 // Command gendocs regenerates flipflop's rule documentation from the rules'
 // METADATA and samples: docs/rules/<id>.md, docs/rules/README.md, and the
-// generated regions of README.md (the rules index and the explain example).
+// generated regions of README.md (the rules index) and docs/usage.md (the explain example).
 // With -check it changes nothing and exits 1 when the committed files drift.
 //
 //	go run ./hack/gendocs [-root DIR] [-check]

@@ -61,7 +61,7 @@ type Input struct {
 	ArgoCDNamespace string
 }
 
-// Report is the result of a diagnosis. Its JSON form is documented in the README.
+// Report is the result of a diagnosis. Its JSON form is documented in docs/cluster.md.
 type Report struct {
 	Diagnoses []Diagnosis           `json:"diagnoses"`
 	Errors    []evaluator.LoadError `json:"errors"`

@@ -218,6 +218,10 @@ func TestWriteAndCheck(t *testing.T) {
 		}
 	}
 	must(os.WriteFile(filepath.Join(dir, Readme), readme, 0o644))
+	usage, err := os.ReadFile(filepath.Join(root, UsagePage))
+	must(err)
+	must(os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, UsagePage), usage, 0o644))
 	must(os.MkdirAll(filepath.Join(dir, filepath.FromSlash(ExampleEstate)), 0o755))
 	for _, f := range []string{"argocd.yaml", "kargo.yaml"} {
 		b, err := os.ReadFile(filepath.Join(root, ExampleEstate, f))

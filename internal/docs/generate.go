@@ -23,11 +23,15 @@ const RulesDir = "docs/rules"
 // rewrites only its generated regions.
 const Readme = "README.md"
 
-// ExampleEstate is the estate the README's explain region shows.
+// UsagePage is the usage reference, relative to the repository root; Generate
+// rewrites only its explain region.
+const UsagePage = "docs/usage.md"
+
+// ExampleEstate is the estate the usage page's explain region shows.
 const ExampleEstate = "examples/contradiction"
 
-// Regions of the README that Generate owns, between <!-- NAME:begin --> and
-// <!-- NAME:end -->.
+// Regions that Generate owns, between <!-- NAME:begin --> and <!-- NAME:end -->:
+// the rules index in the README, the explain example in the usage page.
 const (
 	RegionRules   = "rules"
 	RegionExplain = "explain"
@@ -63,14 +67,20 @@ func Generate(ctx context.Context, root string) (Files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Readme, err)
 	}
+	files[Readme] = []byte(out)
+
+	usage, err := os.ReadFile(filepath.Join(root, UsagePage))
+	if err != nil {
+		return nil, err
+	}
 	section, err := explainSection(ctx, ev, root)
 	if err != nil {
 		return nil, err
 	}
-	if out, err = Splice(out, RegionExplain, section); err != nil {
-		return nil, fmt.Errorf("%s: %w", Readme, err)
+	if out, err = Splice(string(usage), RegionExplain, section); err != nil {
+		return nil, fmt.Errorf("%s: %w", UsagePage, err)
 	}
-	files[Readme] = []byte(out)
+	files[UsagePage] = []byte(out)
 	return files, nil
 }
 
@@ -230,7 +240,7 @@ func rulesReadme(rules []evaluator.Rule) string {
 	return b.String()
 }
 
-// explainSection is the README's explain region: `flipflop explain` and
+// explainSection is the usage page's explain region: `flipflop explain` and
 // `flipflop graph -o mermaid` on the example estate.
 func explainSection(ctx context.Context, ev *evaluator.Evaluator, root string) (string, error) {
 	objs, errs := (&evaluator.Loader{}).Load([]string{filepath.Join(root, filepath.FromSlash(ExampleEstate))})
@@ -260,7 +270,7 @@ func explainSection(ctx context.Context, ev *evaluator.Evaluator, root string) (
 	b.WriteString("`flipflop explain [PATH... | --cluster]` replays what a shared-branch contradiction does to your own " +
 		"Stages: the commit each promotion pushes, what each pinning Stage expects, what Argo CD then reports, " +
 		"and which Stage is Healthy after each promotion. `flipflop explain RULE` prints a rule's page " +
-		"([docs/rules/](docs/rules/README.md)).\n\n")
+		"([docs/rules/](rules/README.md)).\n\n")
 	fmt.Fprintf(&b, "```text\n$ flipflop explain %s\n%s```\n\n", ExampleEstate, timeline.String())
 	fmt.Fprintf(&b, "`flipflop graph [PATH... | --cluster] -o mermaid|dot` draws Stages, the Applications they pin "+
 		"(labelled with what the pin expects), the repository and branch each Application tracks, and the "+
