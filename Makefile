@@ -69,7 +69,7 @@ bench: bench-all ## every benchmark row at 1k/10k/50k; rewrites docs/benchmarks.
 
 # FUZZTIME is a duration or a count of inputs (e.g. 1000x, as CI uses)
 FUZZTIME ?= 30s
-FUZZ_TARGETS := ./evaluator:FuzzLoadBytes ./evaluator:FuzzPureFunctions ./evaluator:FuzzCheck
+FUZZ_TARGETS := ./evaluator/loader:FuzzLoadBytes ./evaluator:FuzzPureFunctions ./evaluator:FuzzCheck
 
 fuzz: ## run every fuzz target for FUZZTIME (default 30s each); crashers land in testdata/fuzz as regression seeds
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
 )
 
@@ -17,7 +18,7 @@ func generated(tb testing.TB, n int) ([]evaluator.Object, estate.Stats) {
 	files, st := estate.Generate(estate.Options{Objects: n, Seed: 1})
 	var objs []evaluator.Object
 	for _, f := range files {
-		o, errs := evaluator.LoadBytes(f.Path, f.Content)
+		o, errs := loader.LoadBytes(f.Path, f.Content)
 		if len(errs) > 0 {
 			tb.Fatalf("%v", errs)
 		}

@@ -1,9 +1,13 @@
 // Package evaluator runs flipflop's embedded policy bundle on Kubernetes objects
-// and returns typed findings. Programs that want flipflop's checks import it:
+// and returns typed findings. Programs that want flipflop's checks import it,
+// with package loader to read manifests from files:
 //
 //	ev, err := evaluator.New(ctx, evaluator.Settings{})
-//	objs, loadErrs := (&evaluator.Loader{}).Load([]string{"./gitops"})
+//	objs, loadErrs := (&loader.Loader{}).Load([]string{"./gitops"})
 //	report, err := ev.Evaluate(ctx, objs)
+//
+// Objects already in memory (decoded JSON, an unstructured.Unstructured's
+// Object) become Objects with NewObject; no caller needs OPA's ast package.
 //
 // The policies are compiled and the query prepared once in New; Evaluate converts
 // the objects to one input value and evaluates it. An Evaluator is safe for
@@ -41,7 +45,7 @@ type Settings struct {
 	// ArgoCDNamespace is where Applications live when argocd-update omits
 	// apps[].namespace and an Application omits metadata.namespace. Empty means argocd.
 	ArgoCDNamespace string `json:"argocd_namespace,omitempty"`
-	// Waivers are waivers from a file (see LoadWaivers); annotation waivers need no setting.
+	// Waivers are waivers from a file (see loader.LoadWaivers); annotation waivers need no setting.
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
 	Today string `json:"today,omitempty"`
@@ -319,7 +323,7 @@ func input(objs []Object) (ast.Value, error) {
 	for i := range objs {
 		o := &objs[i]
 		if o.Value == nil {
-			return nil, fmt.Errorf("object %d (%s) has no value: build objects with NewObject or a Loader", i, o.where())
+			return nil, fmt.Errorf("object %d (%s) has no value: build objects with NewObject or a loader.Loader", i, o.where())
 		}
 		items := [][2]*ast.Term{
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),

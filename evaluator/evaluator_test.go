@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // evaluators holds one strict Evaluator per settings: compiling the policies
@@ -39,7 +40,7 @@ func shared(t testing.TB, s evaluator.Settings) *evaluator.Evaluator {
 func check(t testing.TB, s evaluator.Settings, paths ...string) *evaluator.Report {
 	t.Helper()
 	ev := shared(t, s)
-	objs, errs := (&evaluator.Loader{}).Load(paths)
+	objs, errs := (&loader.Loader{}).Load(paths)
 	if len(errs) > 0 {
 		t.Fatalf("load errors: %v", errs)
 	}
@@ -207,7 +208,7 @@ func TestModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, _ := (&evaluator.Loader{}).Load([]string{"../examples/contradiction"})
+	objs, _ := (&loader.Loader{}).Load([]string{"../examples/contradiction"})
 	s, err := ev.Model(context.Background(), objs)
 	if err != nil {
 		t.Fatal(err)

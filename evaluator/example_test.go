@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // An embedding program loads manifests and evaluates them with the bundle
@@ -16,7 +17,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	objs, errs := evaluator.LoadBytes("estate.yaml", []byte(strings.TrimSpace(`
+	objs, errs := loader.LoadBytes("estate.yaml", []byte(strings.TrimSpace(`
 apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: dev, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:dev"}}

@@ -103,7 +103,7 @@ type Summary struct {
 type Report struct {
 	Findings []Finding   `json:"findings"`
 	Errors   []LoadError `json:"errors"`
-	// Excluded lists the paths that exclude patterns left unread (Loader.LoadAll); the caller's to add.
+	// Excluded lists the paths that exclude patterns left unread (loader.Loader.LoadAll); the caller's to add.
 	Excluded []Exclusion `json:"excluded,omitempty"`
 	Summary  Summary     `json:"summary"`
 	// Rendered lists the directories read as Helm charts or kustomizations

@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 var (
@@ -71,8 +72,8 @@ func FuzzPureFunctions(f *testing.F) {
 			t.Fatalf("%q: undefined", s)
 		}
 		b := rs[0].Bindings
-		if id, _ := b["id"].(string); id != evaluator.RepoID(s) {
-			t.Errorf("repo.id(%q) = %q, Go RepoID = %q", s, id, evaluator.RepoID(s))
+		if id, _ := b["id"].(string); id != loader.RepoID(s) {
+			t.Errorf("repo.id(%q) = %q, Go RepoID = %q", s, id, loader.RepoID(s))
 		}
 		class, _ := b["class"].(map[string]any)
 		switch class["kind"] {
@@ -99,7 +100,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("{]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzSetup(t)
-		objs, _ := evaluator.LoadBytes("fuzz.yaml", data)
+		objs, _ := loader.LoadBytes("fuzz.yaml", data)
 		if _, err := fuzzEval.Evaluate(context.Background(), objs); err != nil {
 			t.Fatalf("evaluate: %v\ninput: %q", err, data)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // Malformed objects never make the evaluation fail, even with built-in errors
@@ -18,7 +19,7 @@ func TestMalformedObjectsNeverFailEvaluation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := evaluator.LoadBytes("malformed.yaml", malformed)
+	objs, errs := loader.LoadBytes("malformed.yaml", malformed)
 	if len(errs) > 0 {
 		t.Fatalf("load: %v", errs)
 	}
@@ -63,7 +64,7 @@ func TestConcurrentEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, _ := (&evaluator.Loader{}).Load([]string{"../examples"})
+	objs, _ := (&loader.Loader{}).Load([]string{"../examples"})
 	var wg sync.WaitGroup
 	out := make([][]byte, 8)
 	for i := range out {

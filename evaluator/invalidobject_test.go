@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
@@ -532,7 +533,7 @@ func TestInvalidObjectCoversEveryReadField(t *testing.T) {
 	tb := loadTables(t)
 	evaluations := 0
 	for _, dir := range mutationEstates(t) {
-		objs, errs := (&evaluator.Loader{}).Load([]string{dir})
+		objs, errs := (&loader.Loader{}).Load([]string{dir})
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", dir, errs)
 		}

@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -17,7 +16,9 @@ type Object struct {
 	// APIVersion, Kind, Namespace and Name are copied from the object for
 	// callers that index objects without touching Value.
 	APIVersion, Kind, Namespace, Name string
-	// Value is the decoded object (an ast.Object), converted once at load time.
+	// Value is the decoded object (an ast.Object), converted once at load time;
+	// NewObject and package loader fill it. An Object without one is an error
+	// for the Evaluator.
 	Value ast.Value
 	// Rendered is how the object was produced when it is not written in Path
 	// as it stands: ModeHelm (Path is the template it was rendered from) or
@@ -62,7 +63,7 @@ func (o *Object) where() string {
 // NewObject makes an Object from a decoded Kubernetes object (as
 // encoding/json, sigs.k8s.io/yaml or unstructured.Unstructured.Object hold
 // it), read from path at line (0 when unknown): for programs that have objects
-// in memory and do not use a Loader.
+// in memory and do not use a loader.Loader.
 func NewObject(path string, line int, obj map[string]any) (Object, error) {
 	if obj == nil {
 		return Object{}, fmt.Errorf("%s: no object", path)
@@ -81,19 +82,57 @@ func NewObject(path string, line int, obj map[string]any) (Object, error) {
 	}, nil
 }
 
-// withDuplicates gives each object the repeated keys of its document: for the
-// items of a List, those at or after the item's first line and before the
-// next item's.
-func withDuplicates(objs []Object, dups []DuplicateKey) []Object {
-	if len(dups) == 0 || len(objs) == 0 {
-		return objs
-	}
-	for _, d := range dups {
-		// objs are in line order: the owner is the last one starting at or
-		// before the key (a binary search, so that many keys in a long List
-		// cost n log n, not n²).
-		owner := max(0, sort.Search(len(objs), func(i int) bool { return objs[i].Line > d.Line })-1)
-		objs[owner].Duplicates = append(objs[owner].Duplicates, d)
-	}
-	return objs
+// DuplicateKey is a mapping key repeated in a document: the last value counts.
+type DuplicateKey struct {
+	Key string `json:"key"`
+	// Line is the repeated key's line, First the line of its first occurrence
+	// (1-based, absolute in the file).
+	Line  int `json:"line"`
+	First int `json:"first"`
+}
+
+// Render modes: how a directory was read (Object.Rendered, RenderedRoot.Mode).
+const (
+	// ModeHelm renders a Helm chart (a directory with Chart.yaml).
+	ModeHelm = "helm"
+	// ModeKustomize builds a kustomization (a directory with kustomization.yaml,
+	// kustomization.yml or Kustomization).
+	ModeKustomize = "kustomize"
+)
+
+// Exclusion is a path a loader.Loader did not read because a pattern excluded it.
+type Exclusion struct {
+	// Path is the file or directory (ending in /) as the inputs name it.
+	Path string `json:"path"`
+	// Pattern is the pattern that excluded it, as written.
+	Pattern string `json:"pattern"`
+	// Source is where the pattern was written: "--exclude",
+	// ".flipflop.yaml:4", "charts/.flipflopignore:2".
+	Source string `json:"source"`
+}
+
+// RenderedRoot says how one directory was read. Reports list them so that a
+// user can tell what was checked.
+type RenderedRoot struct {
+	// Path is the directory, as the user named it (slash-separated).
+	Path string `json:"path"`
+	// Mode is ModeHelm or ModeKustomize.
+	Mode string `json:"mode"`
+	// Objects counts the Kubernetes objects the rendering produced (of any kind).
+	Objects int `json:"objects"`
+	// Chart is "name version" of a Helm chart.
+	Chart string `json:"chart,omitempty"`
+	// Values lists the values a chart was rendered with: "values.yaml" (the
+	// chart's defaults), then each --values file and --set flag.
+	Values []string `json:"values,omitempty"`
+	// BaseOf names the kustomization that reads this one as a base or
+	// component: its objects are counted there, not here.
+	BaseOf string `json:"baseOf,omitempty"`
+	// NotListed lists the manifest files under a kustomization's directory
+	// that no kustomization reads: they are not part of the estate and were
+	// not checked.
+	NotListed []string `json:"notListed,omitempty"`
+	// Failed is set when the directory, or part of its output, could not be
+	// rendered or read (the input errors say why).
+	Failed bool `json:"failed,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // corpus is the shared folder of real manifests from public repositories; it is
@@ -23,7 +24,7 @@ func corpusReport(t *testing.T, paths ...string) *evaluator.Report {
 	for _, p := range paths {
 		full = append(full, filepath.Join(corpus, p))
 	}
-	objs, errs := (&evaluator.Loader{}).Load(full)
+	objs, errs := (&loader.Loader{}).Load(full)
 	if len(errs) > 0 {
 		t.Fatalf("load errors: %v", errs)
 	}
@@ -118,7 +119,7 @@ func TestCorpusHomelabWithRepoRoot(t *testing.T) {
 	for _, d := range []string{"portfolio", "portfolio-stage", "grafana"} {
 		os.MkdirAll(filepath.Join(root, "k8s/talos/apps", d), 0o755)
 	}
-	objs, errs := (&evaluator.Loader{}).Load([]string{
+	objs, errs := (&loader.Loader{}).Load([]string{
 		filepath.Join(corpus, homelabApps),
 		filepath.Join(corpus, "homelab/at-61e0d48/k8s/talos/infra/kargo-portfolio/stage-prod.yaml"),
 		filepath.Join(corpus, "homelab/at-759454d/k8s/talos/infra/kargo-portfolio/stage-stage.yaml"),
@@ -126,7 +127,7 @@ func TestCorpusHomelabWithRepoRoot(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	objs, errs = evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{{Dir: root}})
+	objs, errs = loader.ExpandGitGenerators(objs, []loader.RepoRoot{{Dir: root}})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

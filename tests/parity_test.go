@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/graph"
 )
@@ -44,7 +45,7 @@ func TestGraphAndExplainSayWhatTheModelSays(t *testing.T) {
 	rules := ev.Rules()
 	for _, dir := range allEstates(t) {
 		t.Run(dir, func(t *testing.T) {
-			objs, _ := (&evaluator.Loader{}).Load([]string{dir})
+			objs, _ := (&loader.Loader{}).Load([]string{dir})
 			r, m, err := ev.Analyze(ctx, objs)
 			if err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/render"
 )
 
@@ -30,7 +31,7 @@ func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*e
 	for _, p := range paths {
 		full = append(full, filepath.Join(realWorld, p))
 	}
-	l := &evaluator.Loader{Renderer: &render.Renderer{Roots: render.RootsOf(full), Helm: helm}}
+	l := &loader.Loader{Renderer: &render.Renderer{Roots: render.RootsOf(full), Helm: helm}}
 	loaded := l.LoadAll(full)
 	objs, errs, rendered := loaded.Objects, loaded.Errors, loaded.Rendered
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
@@ -59,7 +60,7 @@ func corpusGaps(t *testing.T, paths []string) (missing, helmCharts map[string]bo
 			return false
 		}
 		seen[dir] = true
-		k := evaluator.KustomizationFile(dir)
+		k := loader.KustomizationFile(dir)
 		data, err := os.ReadFile(k)
 		if err != nil {
 			return true
@@ -88,10 +89,10 @@ func corpusGaps(t *testing.T, paths []string) (missing, helmCharts map[string]bo
 	}
 	for _, root := range paths {
 		filepath.WalkDir(filepath.Join(realWorld, root), func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() || evaluator.KustomizationFile(p) == "" {
+			if err != nil || !d.IsDir() || loader.KustomizationFile(p) == "" {
 				return nil
 			}
-			file := filepath.ToSlash(evaluator.KustomizationFile(p))
+			file := filepath.ToSlash(loader.KustomizationFile(p))
 			data, _ := os.ReadFile(file)
 			if strings.Contains(string(data), "helmCharts:") {
 				helmCharts[file] = true

@@ -885,7 +885,7 @@ func (r *report) markdown(c config) string {
 	})
 	line("1. `flipflop check -o json` end to end", func(s *sizeResult) string { return wallCell(s.cells[rowFlipflop]) })
 	line("&nbsp;&nbsp;&nbsp;peak RSS", func(s *sizeResult) string { return rssCell(s.cells[rowFlipflop]) })
-	line("2. decode floor (`evaluator.Loader.Load`)", func(s *sizeResult) string { return wallCell(s.cells[rowDecode]) })
+	line("2. decode floor (`loader.Loader.Load`)", func(s *sizeResult) string { return wallCell(s.cells[rowDecode]) })
 	line("&nbsp;&nbsp;&nbsp;peak RSS", func(s *sizeResult) string { return rssCell(s.cells[rowDecode]) })
 	line("&nbsp;&nbsp;&nbsp;end to end ÷ decode floor", func(s *sizeResult) string { return ratio(median(s.e2eOverDecode)) })
 	line("3. `conftest test --combine`, flipflop's bundle", func(s *sizeResult) string { return wallCell(s.cells[rowConftest]) })

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
 	"github.com/flipflop-dev/flipflop/internal/render"
 )
@@ -37,7 +38,7 @@ type inputFlags struct {
 	renderTimeout    time.Duration
 	cluster          clusterFlags
 
-	configExclude []evaluator.Exclude // exclude: of the configuration file, set by settings
+	configExclude []loader.Exclude // exclude: of the configuration file, set by settings
 }
 
 // Read modes: how directories are read.
@@ -75,9 +76,9 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
-	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+evaluator.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
+	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+loader.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
-	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors (and the largest output of one rendered chart or kustomization)")
+	fs.Int64Var(&in.maxFileSize, "max-file-size", loader.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors (and the largest output of one rendered chart or kustomization)")
 	fs.StringVar(&in.read, "read", readAuto, "how directories are read: auto (a directory with kustomization.yaml is built with Kustomize, one with Chart.yaml is rendered with Helm, the rest is plain YAML) or plain (every .yaml, .yml and .json file as it stands)")
 	fs.StringArrayVar(&in.valuesFiles, "values", nil, "a Helm values file for every chart rendered, over the chart's values.yaml (repeatable; later files win)")
 	fs.StringArrayVar(&in.helm.Set, "set", nil, "a Helm value for every chart rendered: key=value as helm --set (repeatable)")
@@ -87,7 +88,7 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.DurationVar(&in.renderTimeout, "render-timeout", render.DefaultTimeout, "time limit for rendering one chart or kustomization")
 	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
-	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+evaluator.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
+	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+loader.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
 }
 
 // registerAll registers the input flags and the flags of --cluster.
@@ -128,7 +129,7 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 		}
 	}
 	if file != "" {
-		c, err := (&evaluator.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
+		c, err := (&loader.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
 		if err != nil {
 			return s, usagef("--waivers: %v", err)
 		}
@@ -139,8 +140,8 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 }
 
 // loader is the file loader the flags describe.
-func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
-	l := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdin, FollowSymlinks: in.followSymlinks, IgnoreFile: evaluator.DefaultIgnoreFile}
+func (in *inputFlags) loader(stdin io.Reader) *loader.Loader {
+	l := &loader.Loader{MaxFileSize: in.maxFileSize, Stdin: stdin, FollowSymlinks: in.followSymlinks, IgnoreFile: loader.DefaultIgnoreFile}
 	if in.noIgnoreFile || in.noWaivers {
 		// --no-waivers trusts nothing the inputs bring: the ignore files
 		// could hide a pull request's own files from the check.
@@ -148,14 +149,14 @@ func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
 	}
 	l.Exclude = append(l.Exclude, in.configExclude...)
 	for _, p := range in.exclude {
-		l.Exclude = append(l.Exclude, evaluator.Exclude{Pattern: p, Source: "--exclude"})
+		l.Exclude = append(l.Exclude, loader.Exclude{Pattern: p, Source: "--exclude"})
 	}
 	return l
 }
 
 // renderer returns the renderer of charts and kustomizations (nil with --read
 // plain): confined to the paths given and the --repo-root checkouts.
-func (in *inputFlags) renderer(paths []string, roots []evaluator.RepoRoot) (*render.Renderer, error) {
+func (in *inputFlags) renderer(paths []string, roots []loader.RepoRoot) (*render.Renderer, error) {
 	if in.read == readPlain {
 		return nil, nil
 	}
@@ -195,10 +196,10 @@ func readValuesFile(name string, limit int64) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
-	var roots []evaluator.RepoRoot
+func (in *inputFlags) roots() ([]loader.RepoRoot, error) {
+	var roots []loader.RepoRoot
 	for _, dir := range in.repoRoots {
-		r, err := evaluator.NewRepoRoot(dir)
+		r, err := loader.NewRepoRoot(dir)
 		if err != nil {
 			return nil, usagef("--repo-root: %v", err)
 		}
@@ -303,8 +304,8 @@ func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluat
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
 // Objects of kinds no rule reads are dropped, and counted in Skipped.
-func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evaluator.Loaded, error) {
-	var r evaluator.Loaded
+func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loader.Loaded, error) {
+	var r loader.Loaded
 	roots, err := in.roots()
 	if err != nil {
 		return r, err
@@ -348,7 +349,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evalu
 		}
 		r.Objects = read
 	}
-	objs, genErrs := evaluator.ExpandGitGenerators(r.Objects, roots)
+	objs, genErrs := loader.ExpandGitGenerators(r.Objects, roots)
 	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)
 	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 const (
@@ -26,7 +27,7 @@ func load(t *testing.T, paths ...string) []evaluator.Object {
 	for _, p := range paths {
 		full = append(full, filepath.Join("..", "..", p))
 	}
-	objs, errs := (&evaluator.Loader{}).Load(full)
+	objs, errs := (&loader.Loader{}).Load(full)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -40,7 +41,7 @@ func loadYAML(t *testing.T, doc string) []evaluator.Object {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := (&evaluator.Loader{}).Load([]string{path})
+	objs, errs := (&loader.Loader{}).Load([]string{path})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/graph"
 )
@@ -243,7 +244,7 @@ func rulesReadme(rules []evaluator.Rule) string {
 // explainSection is the usage page's explain region: `flipflop explain` and
 // `flipflop graph -o mermaid` on the example estate.
 func explainSection(ctx context.Context, ev *evaluator.Evaluator, root string) (string, error) {
-	objs, errs := (&evaluator.Loader{}).Load([]string{filepath.Join(root, filepath.FromSlash(ExampleEstate))})
+	objs, errs := (&loader.Loader{}).Load([]string{filepath.Join(root, filepath.FromSlash(ExampleEstate))})
 	if len(errs) > 0 {
 		return "", fmt.Errorf("%s: %v", ExampleEstate, errs[0])
 	}

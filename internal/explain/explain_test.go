@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -39,7 +40,7 @@ func load(t *testing.T, path string) (*evaluator.Model, *evaluator.Report, []eva
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := (&evaluator.Loader{}).Load([]string{path})
+	objs, errs := (&loader.Loader{}).Load([]string{path})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
 	"github.com/flipflop-dev/flipflop/policies"
 )
@@ -350,7 +351,7 @@ func loadSample(dir string) ([]evaluator.Object, error) {
 		if err != nil {
 			return err
 		}
-		o, errs := evaluator.LoadBytes(p, b)
+		o, errs := loader.LoadBytes(p, b)
 		if len(errs) > 0 {
 			return fmt.Errorf("%v", errs[0])
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // repoRoot is the module root, where examples/ and policies/ live.
@@ -121,7 +122,7 @@ func git(t *testing.T, dir, stdin string, args ...string) string {
 // evaluate loads dir (absolute) and evaluates it.
 func evaluate(t *testing.T, dir string) *evaluator.Report {
 	t.Helper()
-	objs, errs := (&evaluator.Loader{}).Load([]string{dir})
+	objs, errs := (&loader.Loader{}).Load([]string{dir})
 	if len(errs) > 0 {
 		t.Fatalf("load %s: %v", dir, errs)
 	}

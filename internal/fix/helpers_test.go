@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 var (
@@ -29,7 +30,7 @@ func planFor(t *testing.T, dir string, paths ...string) (*Plan, *evaluator.Repor
 	t.Helper()
 	ctx := context.Background()
 	e := evaluatorFor(t)
-	objs, errs := (&evaluator.Loader{}).Load(paths)
+	objs, errs := (&loader.Loader{}).Load(paths)
 	if len(errs) > 0 {
 		t.Fatalf("load: %v", errs)
 	}

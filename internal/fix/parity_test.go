@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // parityEstates are every estate the repository holds (examples, rule
@@ -46,7 +47,7 @@ func TestModelLocationsLeadToTheirNodes(t *testing.T) {
 	for _, dir := range parityEstates(t) {
 		rel, _ := filepath.Rel(repoRoot, dir)
 		t.Run(rel, func(t *testing.T) {
-			objs, _ := (&evaluator.Loader{}).Load([]string{dir})
+			objs, _ := (&loader.Loader{}).Load([]string{dir})
 			_, m, err := ev.Analyze(context.Background(), objs, evaluator.Detailed())
 			if err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -40,7 +41,7 @@ func build(t *testing.T, path string) *Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := (&evaluator.Loader{}).Load([]string{path})
+	objs, errs := (&loader.Loader{}).Load([]string{path})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -133,7 +134,7 @@ func evaluatedReport(t *testing.T) (*evaluator.Report, []evaluator.Rule) {
 	if err := os.WriteFile(broken, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, loadErrs := (&evaluator.Loader{}).Load([]string{"../../examples/contradiction", broken})
+	objs, loadErrs := (&loader.Loader{}).Load([]string{"../../examples/contradiction", broken})
 	report, err := ev.Evaluate(ctx, objs)
 	if err != nil {
 		t.Fatal(err)

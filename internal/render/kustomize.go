@@ -15,6 +15,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // originAnnotation is where kustomize records the file a resource came from
@@ -31,7 +32,7 @@ const maxKustomizations = 1000
 // file it came from (kustomize's origin annotation, then removed) and, when
 // the document can be found in that file, its line.
 func renderKustomize(c *Confined, dir string, out *response) {
-	kfile := evaluator.KustomizationFile(dir)
+	kfile := loader.KustomizationFile(dir)
 	if kfile == "" {
 		out.fail(c.Show(dir), 0, "no kustomization file")
 		return
@@ -137,7 +138,7 @@ func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string
 	objs, ok := cache[real]
 	if !ok {
 		if data, found := c.Content(real); found {
-			objs, _ = evaluator.LoadBytes(real, data)
+			objs, _ = loader.LoadBytes(real, data)
 		}
 		cache[real] = objs
 	}
@@ -179,7 +180,7 @@ func prescan(c *Confined, dir string) (string, int, string) {
 		if len(seen) > maxKustomizations {
 			return c.Show(real), 0, fmt.Sprintf("more than %d kustomizations are reached from here", maxKustomizations)
 		}
-		kfile := evaluator.KustomizationFile(real)
+		kfile := loader.KustomizationFile(real)
 		if kfile == "" {
 			return "", 0, ""
 		}

@@ -1,6 +1,6 @@
 // Package render reads the directories that are not plain YAML: Helm charts
 // (rendered with Helm's own engine) and kustomizations (built with
-// Kustomize's own API). It implements evaluator.Renderer.
+// Kustomize's own API). It implements loader.Renderer.
 //
 // Every byte is treated as hostile: each directory is rendered in a child
 // flipflop process (a "worker") with a deadline, a memory limit and a limit on
@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // DefaultTimeout bounds the rendering of one directory.
@@ -37,7 +38,7 @@ type Renderer struct {
 	// (and --repo-root checkouts).
 	Roots []Root
 	// MaxFileSize bounds each file read and the rendered output of one
-	// directory; 0 means evaluator.DefaultMaxFileSize.
+	// directory; 0 means loader.DefaultMaxFileSize.
 	MaxFileSize int64
 	// Timeout bounds one directory's rendering; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -51,7 +52,7 @@ type Renderer struct {
 	Executable string
 }
 
-var _ evaluator.Renderer = (*Renderer)(nil)
+var _ loader.Renderer = (*Renderer)(nil)
 
 // NewRoot returns the Root of a directory as the user named it.
 func NewRoot(dir string) (Root, error) {
@@ -93,19 +94,19 @@ func RootsOf(paths []string) []Root {
 
 // Claim reads a directory with a kustomization file through Kustomize and one
 // with a Chart.yaml through Helm (a kustomization wins, as in Argo CD).
-func (r *Renderer) Claim(dir string) string { return evaluator.ClaimDirectory(dir) }
+func (r *Renderer) Claim(dir string) string { return loader.ClaimDirectory(dir) }
 
 func (r *Renderer) maxFile() int64 {
 	if r.MaxFileSize > 0 {
 		return r.MaxFileSize
 	}
-	return evaluator.DefaultMaxFileSize
+	return loader.DefaultMaxFileSize
 }
 
 // Render renders one directory in a worker process.
-func (r *Renderer) Render(dir, shown, mode string) evaluator.Rendered {
-	out := evaluator.Rendered{Root: evaluator.RenderedRoot{Path: sanitize(shown), Mode: mode}}
-	fail := func(file string, msg string) evaluator.Rendered {
+func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
+	out := loader.Rendered{Root: evaluator.RenderedRoot{Path: sanitize(shown), Mode: mode}}
+	fail := func(file string, msg string) loader.Rendered {
 		out.Root.Failed = true
 		out.Errors = append(out.Errors, evaluator.LoadError{Path: sanitize(file), Message: sanitize(msg)})
 		return out
@@ -152,7 +153,7 @@ func (r *Renderer) Render(dir, shown, mode string) evaluator.Rendered {
 	}
 	for _, d := range resp.Documents {
 		file := sanitize(d.File)
-		objs, errs := evaluator.LoadBytes(file, []byte(d.Text))
+		objs, errs := loader.LoadBytes(file, []byte(d.Text))
 		for _, o := range objs {
 			o.Line = d.Line
 			o.Rendered = mode

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // The tests run the renderer for real: the worker is this test binary (its
@@ -35,7 +36,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 }
 
 // renderDir renders dir with r (roots default to dir).
-func renderDir(t *testing.T, r *Renderer, dir string) evaluator.Rendered {
+func renderDir(t *testing.T, r *Renderer, dir string) loader.Rendered {
 	t.Helper()
 	if r.Roots == nil {
 		root, err := NewRoot(dir)
@@ -89,7 +90,7 @@ func byKind(objs []evaluator.Object, kind string) []evaluator.Object {
 	return out
 }
 
-func wantError(t *testing.T, out evaluator.Rendered, file, substr string) evaluator.LoadError {
+func wantError(t *testing.T, out loader.Rendered, file, substr string) evaluator.LoadError {
 	t.Helper()
 	if !out.Root.Failed {
 		t.Errorf("root not marked failed: %+v", out.Root)
@@ -286,7 +287,7 @@ func TestHelmConfinement(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
 		t.Skip(err)
 	}
-	done := make(chan evaluator.Rendered)
+	done := make(chan loader.Rendered)
 	go func() { done <- renderDir(t, &Renderer{}, dir) }()
 	select {
 	case out := <-done:

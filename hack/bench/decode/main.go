@@ -1,5 +1,5 @@
 // Command decode is the floor of the end-to-end benchmark (make bench-all):
-// it reads and decodes its inputs with flipflop's loader (evaluator.Loader, as
+// it reads and decodes its inputs with flipflop's loader (loader.Loader, as
 // flipflop check does) and evaluates nothing, then prints how many objects and
 // load errors it found, as JSON.
 //
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 func main() {
@@ -19,7 +19,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: decode PATH...")
 		os.Exit(2)
 	}
-	var l evaluator.Loader
+	var l loader.Loader
 	objs, errs := l.Load(os.Args[1:])
 	out, _ := json.Marshal(map[string]int{"objects": len(objs), "errors": len(errs)})
 	fmt.Println(string(out))

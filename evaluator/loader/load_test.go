@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // objectSummary is the part of an Object the tests compare.
@@ -22,7 +24,7 @@ type objectSummary struct {
 	APIVersion, Kind, Namespace, Name string
 }
 
-func summarize(t *testing.T, objs []Object) []objectSummary {
+func summarize(t *testing.T, objs []evaluator.Object) []objectSummary {
 	t.Helper()
 	out := []objectSummary{}
 	for _, o := range objs {
@@ -34,7 +36,7 @@ func summarize(t *testing.T, objs []Object) []objectSummary {
 	return out
 }
 
-func wantObjects(t *testing.T, got []Object, want []objectSummary) {
+func wantObjects(t *testing.T, got []evaluator.Object, want []objectSummary) {
 	t.Helper()
 	if want == nil {
 		want = []objectSummary{}
@@ -44,7 +46,7 @@ func wantObjects(t *testing.T, got []Object, want []objectSummary) {
 	}
 }
 
-func wantNoErrors(t *testing.T, errs []LoadError) {
+func wantNoErrors(t *testing.T, errs []evaluator.LoadError) {
 	t.Helper()
 	if len(errs) > 0 {
 		t.Fatalf("unexpected load errors: %v", errs)
@@ -62,7 +64,7 @@ func readFixture(t *testing.T, name string) (string, []byte) {
 }
 
 // field returns the value at a path of keys in an object.
-func field(t *testing.T, o Object, keys ...string) ast.Value {
+func field(t *testing.T, o evaluator.Object, keys ...string) ast.Value {
 	t.Helper()
 	v := o.Value
 	for _, k := range keys {
@@ -94,7 +96,7 @@ func TestLoadBytesMultiDocBrokenMiddle(t *testing.T) {
 		{path, 2, "v1", "ConfigMap", "ns1", "first"},
 		{path, 14, "v1", "ConfigMap", "", "third"},
 	})
-	want := []LoadError{{Path: path, Line: 12, Message: "mapping values are not allowed in this context"}}
+	want := []evaluator.LoadError{{Path: path, Line: 12, Message: "mapping values are not allowed in this context"}}
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
@@ -180,7 +182,7 @@ func TestLoadBytesBOMAndCRLF(t *testing.T) {
 		{"crlf.yaml", 21, "", "Last", "", ""},
 	})
 	wantValue(t, field(t, objs[0], "data", "text"), `"a\nb\n"`)
-	want := []LoadError{{Path: "crlf.yaml", Line: 19, Message: "mapping values are not allowed in this context"}}
+	want := []evaluator.LoadError{{Path: "crlf.yaml", Line: 19, Message: "mapping values are not allowed in this context"}}
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
@@ -303,7 +305,7 @@ func TestLoadBytesAliasBomb(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 	wantObjects(t, objs, []objectSummary{{"bomb.yaml", 1, "", "Before", "", ""}, {"bomb.yaml", 15, "", "After", "", ""}})
-	want := []LoadError{{Path: "bomb.yaml", Line: 10, Message: fmt.Sprintf("aliases expand to more than %d values", MaxYAMLAliasValues)}}
+	want := []evaluator.LoadError{{Path: "bomb.yaml", Line: 10, Message: fmt.Sprintf("aliases expand to more than %d values", MaxYAMLAliasValues)}}
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
@@ -466,7 +468,7 @@ func TestLoaderOversizedFile(t *testing.T) {
 	objs, errs := l.Load([]string{tmp})
 	bigPath := filepath.ToSlash(filepath.Join(tmp, "big.yaml"))
 	wantObjects(t, objs, []objectSummary{{filepath.ToSlash(filepath.Join(tmp, "small.yaml")), 1, "", "Small", "", ""}})
-	want := []LoadError{{Path: bigPath, Message: fmt.Sprintf("file is too large (%d bytes; the limit is 100 bytes)", len(big))}}
+	want := []evaluator.LoadError{{Path: bigPath, Message: fmt.Sprintf("file is too large (%d bytes; the limit is 100 bytes)", len(big))}}
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
@@ -482,11 +484,11 @@ func TestLoaderOversizedFile(t *testing.T) {
 }
 
 // runLoad runs Load and fails the test if it does not return promptly.
-func runLoad(t *testing.T, l *Loader, paths ...string) ([]Object, []LoadError) {
+func runLoad(t *testing.T, l *Loader, paths ...string) ([]evaluator.Object, []evaluator.LoadError) {
 	t.Helper()
 	type result struct {
-		objs []Object
-		errs []LoadError
+		objs []evaluator.Object
+		errs []evaluator.LoadError
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -518,7 +520,7 @@ func TestLoaderFIFO(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmp, "ok.yaml"), []byte("kind: OK\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := []LoadError{{Path: filepath.ToSlash(fifo), Message: "not a regular file (named pipe)"}}
+	want := []evaluator.LoadError{{Path: filepath.ToSlash(fifo), Message: "not a regular file (named pipe)"}}
 	// Found in a walk.
 	objs, errs := runLoad(t, &Loader{AllKinds: true}, tmp)
 	wantObjects(t, objs, []objectSummary{{filepath.ToSlash(filepath.Join(tmp, "ok.yaml")), 1, "", "OK", "", ""}})
@@ -640,7 +642,7 @@ func TestLoaderStdin(t *testing.T) {
 	// Standard input is bounded too.
 	l = Loader{AllKinds: true, Stdin: strings.NewReader(strings.Repeat("#", 101)), MaxFileSize: 100}
 	objs, errs = l.Load([]string{"-"})
-	want := []LoadError{{Path: "<stdin>", Message: "input is larger than the limit of 100 bytes"}}
+	want := []evaluator.LoadError{{Path: "<stdin>", Message: "input is larger than the limit of 100 bytes"}}
 	if len(objs) != 0 || !reflect.DeepEqual(errs, want) {
 		t.Fatalf("got %v, %v; want %v", objs, errs, want)
 	}
@@ -697,9 +699,9 @@ func FuzzLoadBytes(f *testing.F) {
 			return
 		}
 		kept, ferrs, skipped := decodeFile("fuzz.yaml", data, true)
-		var want []Object
+		var want []evaluator.Object
 		for _, o := range objs {
-			if ReadKind(o.APIVersion, o.Kind) {
+			if evaluator.ReadKind(o.APIVersion, o.Kind) {
 				want = append(want, o)
 			}
 		}

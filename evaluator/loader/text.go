@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // decodeText turns the bytes of an input file into UTF-8 text, as YAML 1.2
@@ -15,7 +17,7 @@ import (
 // (line numbers stay those of the file). Anything else with a NUL byte is not
 // a text file. Invalid UTF-8 is left for the document it is in to report, at
 // its line (invalidUTF8).
-func decodeText(path string, data []byte) ([]byte, *LoadError) {
+func decodeText(path string, data []byte) ([]byte, *evaluator.LoadError) {
 	enc, bom := detectEncoding(data)
 	switch enc {
 	case "UTF-8":
@@ -23,18 +25,18 @@ func decodeText(path string, data []byte) ([]byte, *LoadError) {
 	case "UTF-16BE", "UTF-16LE":
 		out, err := decodeUTF16(data[bom:], enc == "UTF-16BE")
 		if err != "" {
-			return nil, &LoadError{Path: path, Line: lineAt(out, len(out)), Message: enc + " text: " + err}
+			return nil, &evaluator.LoadError{Path: path, Line: lineAt(out, len(out)), Message: enc + " text: " + err}
 		}
 		data = out
 	case "UTF-32BE", "UTF-32LE":
 		out, err := decodeUTF32(data[bom:], enc == "UTF-32BE")
 		if err != "" {
-			return nil, &LoadError{Path: path, Line: lineAt(out, len(out)), Message: enc + " text: " + err}
+			return nil, &evaluator.LoadError{Path: path, Line: lineAt(out, len(out)), Message: enc + " text: " + err}
 		}
 		data = out
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, &LoadError{Path: path, Message: fmt.Sprintf("not a text file (a NUL byte at line %d; YAML is UTF-8, UTF-16 or UTF-32 text)", lineAt(data, i))}
+		return nil, &evaluator.LoadError{Path: path, Message: fmt.Sprintf("not a text file (a NUL byte at line %d; YAML is UTF-8, UTF-16 or UTF-32 text)", lineAt(data, i))}
 	}
 	return data, nil
 }

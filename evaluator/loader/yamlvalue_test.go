@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"errors"
@@ -18,14 +18,14 @@ func yamlValue(t *testing.T, src string) (ast.Value, error) {
 	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
 		t.Fatalf("yaml.Unmarshal(%q): %v", src, err)
 	}
-	return YAMLToValue(&n)
+	return yamlToValue(&n)
 }
 
 func mustYAMLValue(t *testing.T, src string) ast.Value {
 	t.Helper()
 	v, err := yamlValue(t, src)
 	if err != nil {
-		t.Fatalf("YAMLToValue(%q): %v", src, err)
+		t.Fatalf("yamlToValue(%q): %v", src, err)
 	}
 	return v
 }
@@ -40,14 +40,14 @@ func wantYAMLError(t *testing.T, src string, line int, msg string) {
 	}
 	_, err := yamlValue(t, src)
 	if err == nil {
-		t.Fatalf("YAMLToValue(%q): no error, want %q", short, msg)
+		t.Fatalf("yamlToValue(%q): no error, want %q", short, msg)
 	}
-	var ye *YAMLError
+	var ye *yamlError
 	if !errors.As(err, &ye) {
-		t.Fatalf("YAMLToValue(%q): error %T %v, want *YAMLError", short, err, err)
+		t.Fatalf("yamlToValue(%q): error %T %v, want *yamlError", short, err, err)
 	}
 	if ye.Line != line || !strings.Contains(ye.Message, msg) {
-		t.Fatalf("YAMLToValue(%q): error line %d %q, want line %d containing %q", short, ye.Line, ye.Message, line, msg)
+		t.Fatalf("yamlToValue(%q): error line %d %q, want line %d containing %q", short, ye.Line, ye.Message, line, msg)
 	}
 }
 
@@ -130,11 +130,11 @@ func TestYAMLToValueScalars(t *testing.T) {
 	for _, tt := range tests {
 		got := mustYAMLValue(t, tt.src)
 		if got.Compare(tt.want) != 0 || fmt.Sprintf("%T", got) != fmt.Sprintf("%T", tt.want) {
-			t.Errorf("YAMLToValue(%q) = %T %v, want %T %v", tt.src, got, got, tt.want, tt.want)
+			t.Errorf("yamlToValue(%q) = %T %v, want %T %v", tt.src, got, got, tt.want, tt.want)
 		}
 		// Numbers must hold valid JSON number text.
 		if n, ok := got.(ast.Number); ok && !isJSONNumber(string(n)) {
-			t.Errorf("YAMLToValue(%q) = %q, not a JSON number", tt.src, n)
+			t.Errorf("yamlToValue(%q) = %q, not a JSON number", tt.src, n)
 		}
 	}
 }
@@ -356,16 +356,16 @@ func TestYAMLToValueDeepNesting(t *testing.T) {
 
 func TestYAMLToValueNodeKinds(t *testing.T) {
 	var zero yaml.Node
-	v, err := YAMLToValue(&zero)
+	v, err := yamlToValue(&zero)
 	if err != nil || v.Compare(ast.Null{}) != 0 {
 		t.Fatalf("zero node: %v, %v", v, err)
 	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode}
-	if v, err := YAMLToValue(doc); err != nil || v.Compare(ast.Null{}) != 0 {
+	if v, err := yamlToValue(doc); err != nil || v.Compare(ast.Null{}) != 0 {
 		t.Fatalf("empty document: %v, %v", v, err)
 	}
 	alias := &yaml.Node{Kind: yaml.AliasNode, Value: "x", Line: 4}
-	if _, err := YAMLToValue(alias); err == nil || !strings.Contains(err.Error(), "line 4: unknown anchor") {
+	if _, err := yamlToValue(alias); err == nil || !strings.Contains(err.Error(), "line 4: unknown anchor") {
 		t.Fatalf("dangling alias: %v", err)
 	}
 }

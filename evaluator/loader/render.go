@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"cmp"
@@ -6,22 +6,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-)
 
-// Render modes: how a directory is read.
-const (
-	// ModeHelm renders a Helm chart (a directory with Chart.yaml).
-	ModeHelm = "helm"
-	// ModeKustomize builds a kustomization (a directory with kustomization.yaml,
-	// kustomization.yml or Kustomization).
-	ModeKustomize = "kustomize"
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // A Renderer reads the directories that are not plain YAML: Helm charts and
 // kustomizations. A Loader without one reads every directory as plain YAML.
 type Renderer interface {
 	// Claim says how the directory dir is read: "" for plain YAML (its files are
-	// read one by one), else a mode (ModeHelm, ModeKustomize) for a directory
+	// read one by one), else a mode (evaluator.ModeHelm, evaluator.ModeKustomize) for a directory
 	// Render reads whole.
 	Claim(dir string) string
 	// Render reads the directory dir, shown to the user as shown, in the mode
@@ -32,39 +25,13 @@ type Renderer interface {
 
 // Rendered is what rendering one directory gave.
 type Rendered struct {
-	Root    RenderedRoot
-	Objects []Object
-	Errors  []LoadError
+	Root    evaluator.RenderedRoot
+	Objects []evaluator.Object
+	Errors  []evaluator.LoadError
 	// Read lists the files the rendering read (absolute paths with symbolic
 	// links resolved), so that a kustomization another one reads as a base is
 	// counted once, and the files no kustomization lists can be named.
 	Read []string
-}
-
-// RenderedRoot says how one directory was read. Reports list them so that a
-// user can tell what was checked.
-type RenderedRoot struct {
-	// Path is the directory, as the user named it (slash-separated).
-	Path string `json:"path"`
-	// Mode is ModeHelm or ModeKustomize.
-	Mode string `json:"mode"`
-	// Objects counts the Kubernetes objects the rendering produced (of any kind).
-	Objects int `json:"objects"`
-	// Chart is "name version" of a Helm chart.
-	Chart string `json:"chart,omitempty"`
-	// Values lists the values a chart was rendered with: "values.yaml" (the
-	// chart's defaults), then each --values file and --set flag.
-	Values []string `json:"values,omitempty"`
-	// BaseOf names the kustomization that reads this one as a base or
-	// component: its objects are counted there, not here.
-	BaseOf string `json:"baseOf,omitempty"`
-	// NotListed lists the manifest files under a kustomization's directory
-	// that no kustomization reads: they are not part of the estate and were
-	// not checked.
-	NotListed []string `json:"notListed,omitempty"`
-	// Failed is set when the directory, or part of its output, could not be
-	// rendered or read (the input errors say why).
-	Failed bool `json:"failed,omitempty"`
 }
 
 // kustomizationNames are the file names that make a directory a kustomization,
@@ -97,9 +64,9 @@ func ChartFile(dir string) string {
 func ClaimDirectory(dir string) string {
 	switch {
 	case KustomizationFile(dir) != "":
-		return ModeKustomize
+		return evaluator.ModeKustomize
 	case ChartFile(dir) != "":
-		return ModeHelm
+		return evaluator.ModeHelm
 	}
 	return ""
 }
@@ -123,7 +90,7 @@ func (rw *renderWalk) enter(path string) (mode string, skip bool) {
 	switch mode {
 	case "":
 		return "", false
-	case ModeKustomize:
+	case evaluator.ModeKustomize:
 		rw.open = append(rw.open, path)
 		return mode, false
 	default:
@@ -174,7 +141,7 @@ func realPath(p string) string {
 // roots: a kustomization another rendered kustomization read (a base, a
 // component) is counted there only; files under a kustomization that no
 // kustomization read are listed as not part of the estate.
-func settleRenders(results []renderResult, owned map[string][]string) ([]RenderedRoot, map[int]bool) {
+func settleRenders(results []renderResult, owned map[string][]string) ([]evaluator.RenderedRoot, map[int]bool) {
 	read := map[string][]int{} // real path -> the results that read it
 	for i, r := range results {
 		for _, p := range r.out.Read {
@@ -182,15 +149,15 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]Rendere
 		}
 	}
 	dropped := map[int]bool{}
-	var roots []RenderedRoot
+	var roots []evaluator.RenderedRoot
 	for i, r := range results {
 		root := r.out.Root
-		if r.mode == ModeKustomize {
+		if r.mode == evaluator.ModeKustomize {
 			if k := KustomizationFile(r.dir); k != "" {
 				// Read by another root (a root always reads its own file).
 				for _, j := range read[realPath(k)] {
 					o := results[j]
-					if o.dir == r.dir || o.mode != ModeKustomize || o.out.Root.Failed {
+					if o.dir == r.dir || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
 						continue
 					}
 					root.BaseOf = o.out.Root.Path
@@ -209,7 +176,7 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]Rendere
 		}
 		roots = append(roots, root)
 	}
-	slices.SortStableFunc(roots, func(a, b RenderedRoot) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(roots, func(a, b evaluator.RenderedRoot) int { return cmp.Compare(a.Path, b.Path) })
 	return roots, dropped
 }
 

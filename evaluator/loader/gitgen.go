@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // RepoRoot is a local checkout that ApplicationSet git generators read.
@@ -108,12 +110,12 @@ func RepoID(url string) string {
 // ApplicationSet whose repository one of roots checks out into the list
 // generators they would produce, so the policies expand them exactly. Objects
 // other than ApplicationSets pass through untouched.
-func ExpandGitGenerators(objs []Object, roots []RepoRoot) ([]Object, []LoadError) {
+func ExpandGitGenerators(objs []evaluator.Object, roots []RepoRoot) ([]evaluator.Object, []evaluator.LoadError) {
 	if len(roots) == 0 {
 		return objs, nil
 	}
-	var errs []LoadError
-	out := make([]Object, len(objs))
+	var errs []evaluator.LoadError
+	out := make([]evaluator.Object, len(objs))
 	copy(out, objs)
 	for i, o := range out {
 		if o.Kind != "ApplicationSet" || !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
@@ -137,7 +139,7 @@ func ExpandGitGenerators(objs []Object, roots []RepoRoot) ([]Object, []LoadError
 		for gi, g := range gens {
 			ng, ch, err := expandGenerator(g, roots, goTemplate)
 			if err != nil {
-				errs = append(errs, LoadError{Path: o.Path, Line: o.Line, Message: fmt.Sprintf("ApplicationSet %s/%s: %v", o.Namespace, o.Name, err)})
+				errs = append(errs, evaluator.LoadError{Path: o.Path, Line: o.Line, Message: fmt.Sprintf("ApplicationSet %s/%s: %v", o.Namespace, o.Name, err)})
 				continue
 			}
 			if ch {
@@ -150,7 +152,7 @@ func ExpandGitGenerators(objs []Object, roots []RepoRoot) ([]Object, []LoadError
 		}
 		v, err := ast.InterfaceToValue(m)
 		if err != nil {
-			errs = append(errs, LoadError{Path: o.Path, Line: o.Line, Message: err.Error()})
+			errs = append(errs, evaluator.LoadError{Path: o.Path, Line: o.Line, Message: err.Error()})
 			continue
 		}
 		out[i].Value = v
@@ -341,7 +343,7 @@ func escapes(p string) bool {
 
 // decodeParamsFile decodes a git files generator file (YAML or JSON, one
 // mapping) with the loader's text rules and YAML limits.
-func decodeParamsFile(shown string, data []byte) (map[string]any, *LoadError) {
+func decodeParamsFile(shown string, data []byte) (map[string]any, *evaluator.LoadError) {
 	data, lerr := decodeText(shown, data)
 	if lerr != nil {
 		return nil, lerr
@@ -349,27 +351,27 @@ func decodeParamsFile(shown string, data []byte) (map[string]any, *LoadError) {
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {
 		line, msg := yamlErrorLine(err.Error(), data)
-		return nil, &LoadError{Path: shown, Line: line, Message: msg}
+		return nil, &evaluator.LoadError{Path: shown, Line: line, Message: msg}
 	}
 	if node.Kind == 0 || (node.Kind == yaml.DocumentNode && len(node.Content) == 0) {
 		return map[string]any{}, nil
 	}
-	v, err := YAMLToValue(&node)
+	v, err := yamlToValue(&node)
 	if err != nil {
 		line, msg := 0, err.Error()
-		var ye *YAMLError
+		var ye *yamlError
 		if errors.As(err, &ye) {
 			line, msg = ye.Line, ye.Message
 		}
-		return nil, &LoadError{Path: shown, Line: line, Message: msg}
+		return nil, &evaluator.LoadError{Path: shown, Line: line, Message: msg}
 	}
 	j, err := ast.JSON(v)
 	if err != nil {
-		return nil, &LoadError{Path: shown, Message: err.Error()}
+		return nil, &evaluator.LoadError{Path: shown, Message: err.Error()}
 	}
 	m, ok := j.(map[string]any)
 	if !ok {
-		return nil, &LoadError{Path: shown, Message: "not a mapping of parameters"}
+		return nil, &evaluator.LoadError{Path: shown, Message: "not a mapping of parameters"}
 	}
 	return m, nil
 }

@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // fakeRenderer claims directories as ClaimDirectory does and "renders" a
@@ -24,9 +26,9 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 	f.mu.Lock()
 	f.rendered = append(f.rendered, shown)
 	f.mu.Unlock()
-	out := Rendered{Root: RenderedRoot{Path: shown, Mode: mode}}
+	out := Rendered{Root: evaluator.RenderedRoot{Path: shown, Mode: mode}}
 	switch mode {
-	case ModeKustomize:
+	case evaluator.ModeKustomize:
 		k := KustomizationFile(dir)
 		out.Read = append(out.Read, realPath(k))
 		data, _ := os.ReadFile(k)
@@ -37,7 +39,7 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 			}
 			p := filepath.Join(dir, ref)
 			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-				sub := f.Render(p, filepath.ToSlash(p), ModeKustomize)
+				sub := f.Render(p, filepath.ToSlash(p), evaluator.ModeKustomize)
 				out.Read = append(out.Read, sub.Read...)
 				out.Objects = append(out.Objects, sub.Objects...)
 				continue
@@ -45,17 +47,17 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 			out.Read = append(out.Read, realPath(p))
 			b, err := os.ReadFile(p)
 			if err != nil {
-				out.Errors = append(out.Errors, LoadError{Path: shown, Message: err.Error()})
+				out.Errors = append(out.Errors, evaluator.LoadError{Path: shown, Message: err.Error()})
 				out.Root.Failed = true
 				continue
 			}
 			objs, _ := LoadBytes(filepath.ToSlash(p), b)
 			out.Objects = append(out.Objects, objs...)
 		}
-	case ModeHelm:
+	case evaluator.ModeHelm:
 		entries, _ := os.ReadDir(filepath.Join(dir, "templates"))
 		for _, e := range entries {
-			out.Objects = append(out.Objects, Object{Path: shown + "/templates/" + e.Name(), Kind: "Stage", Name: e.Name()})
+			out.Objects = append(out.Objects, evaluator.Object{Path: shown + "/templates/" + e.Name(), Kind: "Stage", Name: e.Name()})
 		}
 	}
 	out.Root.Objects = len(out.Objects)
@@ -63,7 +65,7 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 }
 
 // loadRendered is LoadAll's objects, errors and rendered directories.
-func loadRendered(l *Loader, paths []string) ([]Object, []LoadError, []RenderedRoot) {
+func loadRendered(l *Loader, paths []string) ([]evaluator.Object, []evaluator.LoadError, []evaluator.RenderedRoot) {
 	r := l.LoadAll(paths)
 	return r.Objects, r.Errors, r.Rendered
 }
@@ -72,7 +74,7 @@ const stageDoc = "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {
 
 func stageYAML(name string) string { return strings.ReplaceAll(stageDoc, "%s", name) }
 
-func names(objs []Object) []string {
+func names(objs []evaluator.Object) []string {
 	var out []string
 	for _, o := range objs {
 		out = append(out, o.Kind+" "+o.Name)
@@ -108,7 +110,7 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	if got := names(objs); !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v", got, want)
 	}
-	byPath := map[string]RenderedRoot{}
+	byPath := map[string]evaluator.RenderedRoot{}
 	for _, r := range roots {
 		byPath[strings.TrimPrefix(r.Path, filepath.ToSlash(dir)+"/")] = r
 	}
@@ -123,7 +125,7 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	if !slices.Equal(base.NotListed, wantNotListed) {
 		t.Errorf("base not listed %v, want %v", base.NotListed, wantNotListed)
 	}
-	if r := byPath["chart"]; r.Mode != ModeHelm || r.Objects != 1 {
+	if r := byPath["chart"]; r.Mode != evaluator.ModeHelm || r.Objects != 1 {
 		t.Errorf("chart %+v", r)
 	}
 	if r := byPath["overlay"]; r.BaseOf != "" || len(r.NotListed) != 0 {
@@ -154,7 +156,7 @@ func TestLoadAllRenderExplicitFiles(t *testing.T) {
 	if got := names(objs); !slices.Equal(got, []string{"Stage a", "Stage b"}) {
 		t.Errorf("objects %v", got)
 	}
-	if len(roots) != 1 || roots[0].Mode != ModeKustomize {
+	if len(roots) != 1 || roots[0].Mode != evaluator.ModeKustomize {
 		t.Errorf("roots %+v", roots)
 	}
 }

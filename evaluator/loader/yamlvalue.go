@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // Limits applied while converting YAML to ast values. They protect the
@@ -29,21 +31,21 @@ const (
 	MaxYAMLAliasValuesPerFile = 10_000_000
 )
 
-// YAMLError is a problem converting a YAML node into a value. Line is
+// yamlError is a problem converting a YAML node into a value. Line is
 // 1-based and relative to the text the node was parsed from.
-type YAMLError struct {
+type yamlError struct {
 	Line    int
 	Message string
 }
 
-func (e *YAMLError) Error() string {
+func (e *yamlError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Message)
 	}
 	return e.Message
 }
 
-// YAMLToValue converts a node produced by go.yaml.in/yaml/v3 into an ast.Value
+// yamlToValue converts a node produced by go.yaml.in/yaml/v3 into an ast.Value
 // in one pass, following the YAML 1.2 core schema as yaml.v3 resolves it:
 //
 //   - !!str, !!timestamp, !!binary and scalars with unknown tags are strings
@@ -66,8 +68,8 @@ func (e *YAMLError) Error() string {
 //
 // Aliases are expanded (each use yields its own copy). Expansion is limited
 // to MaxYAMLAliasValues values and nesting to MaxYAMLDepth levels; an alias
-// that refers to a node containing it is an error. Errors are *YAMLError.
-func YAMLToValue(n *yaml.Node) (ast.Value, error) {
+// that refers to a node containing it is an error. Errors are *yamlError.
+func yamlToValue(n *yaml.Node) (ast.Value, error) {
 	c := yamlConverter{}
 	t, err := c.term(n)
 	if err != nil {
@@ -94,19 +96,10 @@ type yamlConverter struct {
 	// duplicates, when set, makes a repeated mapping key keep its last value
 	// (as Kubernetes' and Argo CD's decoders do) and records it here, instead
 	// of being an error.
-	duplicates *[]DuplicateKey
+	duplicates *[]evaluator.DuplicateKey
 	// keyProbes counts key comparisons and index lookups while building
 	// mappings (tests check that it grows linearly with the keys).
 	keyProbes int
-}
-
-// DuplicateKey is a mapping key repeated in a document: the last value counts.
-type DuplicateKey struct {
-	Key string `json:"key"`
-	// Line is the repeated key's line, First the line of its first occurrence
-	// (1-based, absolute in the file).
-	Line  int `json:"line"`
-	First int `json:"first"`
 }
 
 // smallMapping is the number of pairs up to which a mapping finds keys by
@@ -114,11 +107,11 @@ type DuplicateKey struct {
 const smallMapping = 8
 
 // errorf returns an error at a node line (made absolute with lineOffset).
-func (c *yamlConverter) errorf(line int, format string, args ...any) *YAMLError {
+func (c *yamlConverter) errorf(line int, format string, args ...any) *yamlError {
 	if line > 0 {
 		line += c.lineOffset
 	}
-	return &YAMLError{Line: line, Message: fmt.Sprintf(format, args...)}
+	return &yamlError{Line: line, Message: fmt.Sprintf(format, args...)}
 }
 
 // count accounts for one produced value.
@@ -287,7 +280,7 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 			return nil, err
 		}
 		if j >= 0 {
-			*c.duplicates = append(*c.duplicates, DuplicateKey{Key: key, Line: c.lineOffset + k.Line, First: c.lineOffset + lines[j]})
+			*c.duplicates = append(*c.duplicates, evaluator.DuplicateKey{Key: key, Line: c.lineOffset + k.Line, First: c.lineOffset + lines[j]})
 			pairs[j][1], lines[j] = vt, k.Line
 			continue
 		}

@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/ignore"
 )
 
@@ -33,32 +34,6 @@ type Exclude struct {
 	Source string
 }
 
-// Exclusion is a path a Loader did not read because a pattern excluded it.
-type Exclusion struct {
-	// Path is the file or directory (ending in /) as the inputs name it.
-	Path string `json:"path"`
-	// Pattern is the pattern that excluded it, as written.
-	Pattern string `json:"pattern"`
-	// Source is where the pattern was written: "--exclude",
-	// ".flipflop.yaml:4", "charts/.flipflopignore:2".
-	Source string `json:"source"`
-}
-
-// Loaded is what LoadAll read.
-type Loaded struct {
-	// Objects are the objects read, in the order Load documents.
-	Objects []Object
-	// Errors are the inputs (files, documents) that could not be read.
-	Errors []LoadError
-	// Excluded are the paths Exclude and IgnoreFile left unread.
-	Excluded []Exclusion
-	// Rendered lists the directories read as Helm charts or kustomizations.
-	Rendered []RenderedRoot
-	// Skipped counts the objects of kinds no rule reads that were dropped
-	// unconverted (0 with AllKinds).
-	Skipped int
-}
-
 // excluder decides, during the collection of inputs, which paths are not read.
 type excluder struct {
 	set      ignore.Set
@@ -66,28 +41,28 @@ type excluder struct {
 	fileName string            // the per-directory ignore file, "" for none
 	cwd      string
 	read     map[string]bool // directories whose ignore file was looked for
-	excluded []Exclusion
+	excluded []evaluator.Exclusion
 }
 
 // newExcluder parses the Loader's patterns; nil when nothing can be excluded.
-func newExcluder(l *Loader) (*excluder, []LoadError) {
+func newExcluder(l *Loader) (*excluder, []evaluator.LoadError) {
 	if len(l.Exclude) == 0 && l.IgnoreFile == "" {
 		return nil, nil
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, []LoadError{{Path: ".", Message: "cannot resolve the working directory: " + err.Error()}}
+		return nil, []evaluator.LoadError{{Path: ".", Message: "cannot resolve the working directory: " + err.Error()}}
 	}
 	x := &excluder{fileName: l.IgnoreFile, cwd: cwd, read: map[string]bool{}}
-	var errs []LoadError
+	var errs []evaluator.LoadError
 	for i, e := range l.Exclude {
 		if i == ignore.MaxPatterns {
-			errs = append(errs, LoadError{Path: e.Source, Message: "too many exclude patterns"})
+			errs = append(errs, evaluator.LoadError{Path: e.Source, Message: "too many exclude patterns"})
 			break
 		}
 		p, err := ignore.Parse(e.Pattern, e.Source)
 		if err != nil {
-			errs = append(errs, LoadError{Path: e.Source, Message: err.Error()})
+			errs = append(errs, evaluator.LoadError{Path: e.Source, Message: err.Error()})
 			continue
 		}
 		if p == nil {
@@ -96,7 +71,7 @@ func newExcluder(l *Loader) (*excluder, []LoadError) {
 		dir := cwd
 		if e.Dir != "" {
 			if dir, err = filepath.Abs(e.Dir); err != nil {
-				errs = append(errs, LoadError{Path: e.Source, Message: err.Error()})
+				errs = append(errs, evaluator.LoadError{Path: e.Source, Message: err.Error()})
 				continue
 			}
 		}
@@ -181,7 +156,7 @@ func (x *excluder) enterAbs(abs, shownDir string) []loadTask {
 		return nil
 	}
 	fail := func(msg string, line int) []loadTask {
-		return []loadTask{{err: &LoadError{Path: shown, Line: line, Message: msg}}}
+		return []loadTask{{err: &evaluator.LoadError{Path: shown, Line: line, Message: msg}}}
 	}
 	if err != nil {
 		return fail(fsErrorMessage(err), 0)
@@ -213,7 +188,7 @@ func (x *excluder) record(path string, dir bool, p *ignore.Pattern) {
 	if dir && !strings.HasSuffix(shown, "/") {
 		shown += "/"
 	}
-	x.excluded = append(x.excluded, Exclusion{Path: shown, Pattern: p.Text, Source: p.Source})
+	x.excluded = append(x.excluded, evaluator.Exclusion{Path: shown, Pattern: p.Text, Source: p.Source})
 }
 
 // inside reports whether abs lies under dir (not dir itself).

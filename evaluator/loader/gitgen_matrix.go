@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"encoding/json"

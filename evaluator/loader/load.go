@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // DefaultMaxFileSize is the largest file (or standard input) a Loader reads
@@ -30,7 +33,7 @@ const stdinPath = "<stdin>"
 // Loader reads Kubernetes objects from files, directories and standard input.
 type Loader struct {
 	// MaxFileSize is in bytes; 0 means DefaultMaxFileSize. Larger files are
-	// reported as a LoadError and not read.
+	// reported as an evaluator.LoadError and not read.
 	MaxFileSize int64
 	// Stdin is used for the path "-"; nil means os.Stdin.
 	Stdin io.Reader
@@ -51,7 +54,7 @@ type Loader struct {
 	// (see LoadAll); nil reads every directory as plain YAML.
 	Renderer Renderer
 	// AllKinds keeps objects of every kind. By default an object of a kind no
-	// rule reads (see ReadKind) is dropped before it is converted, and only
+	// rule reads (see evaluator.ReadKind) is dropped before it is converted, and only
 	// counted (Loaded.Skipped): it costs its YAML parse and nothing more.
 	AllKinds bool
 }
@@ -63,19 +66,34 @@ func (l *Loader) maxFileSize() int64 {
 	return DefaultMaxFileSize
 }
 
+// Loaded is what LoadAll read.
+type Loaded struct {
+	// Objects are the objects read, in the order Load documents.
+	Objects []evaluator.Object
+	// Errors are the inputs (files, documents) that could not be read.
+	Errors []evaluator.LoadError
+	// Excluded are the paths Exclude and IgnoreFile left unread.
+	Excluded []evaluator.Exclusion
+	// Rendered lists the directories read as Helm charts or kustomizations.
+	Rendered []evaluator.RenderedRoot
+	// Skipped counts the objects of kinds no rule reads that were dropped
+	// unconverted (0 with AllKinds).
+	Skipped int
+}
+
 // loadTask is one input to read: a file, standard input, or an error found
 // while collecting inputs.
 type loadTask struct {
 	path  string // file system path
 	shown string // path reported in Objects and LoadErrors (slash-separated)
 	stdin bool
-	err   *LoadError
+	err   *evaluator.LoadError
 	mode  string // a directory to render in this mode (Renderer.Claim)
 }
 
 type loadResult struct {
-	objects  []Object
-	errors   []LoadError
+	objects  []evaluator.Object
+	errors   []evaluator.LoadError
 	rendered *Rendered
 	skipped  int
 }
@@ -89,7 +107,7 @@ type loadResult struct {
 // directories and not following symbolic links to directories) or "-" for
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
-func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+func (l *Loader) Load(paths []string) ([]evaluator.Object, []evaluator.LoadError) {
 	r := l.LoadAll(paths)
 	return r.Objects, r.Errors
 }
@@ -102,7 +120,7 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 // A directory the Renderer claims is read whole by it: a chart's files are
 // never read as plain YAML; a kustomization's files are read only through
 // kustomize (the files under its directory that no kustomization reads are
-// listed in RenderedRoot.NotListed, not read), and a kustomization another one
+// listed in evaluator.RenderedRoot.NotListed, not read), and a kustomization another one
 // reads as a base is counted once, in the one that reads it. A file named
 // kustomization.yaml or Chart.yaml given explicitly stands for its directory.
 func (l *Loader) LoadAll(paths []string) Loaded {
@@ -177,27 +195,27 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 // run reads and decodes one task.
 func (l *Loader) run(t loadTask) loadResult {
 	if t.err != nil {
-		return loadResult{errors: []LoadError{*t.err}}
+		return loadResult{errors: []evaluator.LoadError{*t.err}}
 	}
 	if t.mode != "" {
 		out := l.Renderer.Render(t.path, t.shown, t.mode)
 		return loadResult{rendered: &out}
 	}
 	var data []byte
-	var err *LoadError
+	var err *evaluator.LoadError
 	if t.stdin {
 		data, err = l.readStdin()
 	} else {
 		data, err = readFileLimited(t.path, t.shown, l.maxFileSize())
 	}
 	if err != nil {
-		return loadResult{errors: []LoadError{*err}}
+		return loadResult{errors: []evaluator.LoadError{*err}}
 	}
 	objs, errs, skipped := decodeFile(t.shown, data, !l.AllKinds)
 	return loadResult{objects: objs, errors: errs, skipped: skipped}
 }
 
-func (l *Loader) readStdin() ([]byte, *LoadError) {
+func (l *Loader) readStdin() ([]byte, *evaluator.LoadError) {
 	r := l.Stdin
 	if r == nil {
 		r = os.Stdin
@@ -205,10 +223,10 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 	limit := l.maxFileSize()
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, &LoadError{Path: stdinPath, Message: err.Error()}
+		return nil, &evaluator.LoadError{Path: stdinPath, Message: err.Error()}
 	}
 	if int64(len(data)) > limit {
-		return nil, &LoadError{Path: stdinPath, Message: fmt.Sprintf("input is larger than the limit of %d bytes", limit)}
+		return nil, &evaluator.LoadError{Path: stdinPath, Message: fmt.Sprintf("input is larger than the limit of %d bytes", limit)}
 	}
 	return data, nil
 }
@@ -218,7 +236,7 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder, rw 
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
-		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: fsErrorMessage(err)}})
+		return append(tasks, loadTask{err: &evaluator.LoadError{Path: shown, Message: fsErrorMessage(err)}})
 	}
 	if ex != nil {
 		excluded, errs := ex.root(p, fi.IsDir())
@@ -240,7 +258,7 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder, rw 
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
-		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: notRegularMessage(fi.Mode())}})
+		return append(tasks, loadTask{err: &evaluator.LoadError{Path: shown, Message: notRegularMessage(fi.Mode())}})
 	}
 }
 
@@ -255,7 +273,7 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 		walkRoot = root + string(filepath.Separator)
 	}
 	fail := func(path string, err error) {
-		tasks = append(tasks, loadTask{err: &LoadError{Path: filepath.ToSlash(path), Message: fsErrorMessage(err)}})
+		tasks = append(tasks, loadTask{err: &evaluator.LoadError{Path: filepath.ToSlash(path), Message: fsErrorMessage(err)}})
 	}
 	// WalkDir visits entries in lexical order and does not follow symbolic
 	// links to directories, so link loops cannot make it run forever.
@@ -306,13 +324,13 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 				return nil // links to directories are not followed
 			}
 			if !follow && !insideRoot(path, realRoot, rootErr) {
-				tasks = append(tasks, loadTask{err: &LoadError{Path: shown, Message: "symbolic link to a file outside " + filepath.ToSlash(root) + " not followed (use --follow-symlinks to read it)"}})
+				tasks = append(tasks, loadTask{err: &evaluator.LoadError{Path: shown, Message: "symbolic link to a file outside " + filepath.ToSlash(root) + " not followed (use --follow-symlinks to read it)"}})
 				return nil
 			}
 			mode = fi.Mode()
 		}
 		if !mode.IsRegular() {
-			tasks = append(tasks, loadTask{err: &LoadError{Path: shown, Message: notRegularMessage(mode)}})
+			tasks = append(tasks, loadTask{err: &evaluator.LoadError{Path: shown, Message: notRegularMessage(mode)}})
 			return nil
 		}
 		tasks = append(tasks, loadTask{path: path, shown: shown})
@@ -376,9 +394,9 @@ func fsErrorMessage(err error) string {
 // readFileLimited reads a regular file of at most limit bytes. The file is
 // checked with Stat right before it is opened, so special files (a FIFO
 // would block the open) are never opened, and again on the open file.
-func readFileLimited(path, shown string, limit int64) ([]byte, *LoadError) {
-	fail := func(msg string) ([]byte, *LoadError) {
-		return nil, &LoadError{Path: shown, Message: msg}
+func readFileLimited(path, shown string, limit int64) ([]byte, *evaluator.LoadError) {
+	fail := func(msg string) ([]byte, *evaluator.LoadError) {
+		return nil, &evaluator.LoadError{Path: shown, Message: msg}
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -485,7 +503,7 @@ func isDocumentMarker(line []byte, c byte) bool {
 
 // LoadBytes decodes the content of one file (YAML, possibly with several
 // documents, or JSON) named path. It returns the Kubernetes objects found and
-// a LoadError for every document that could not be decoded; the other
+// an evaluator.LoadError for every document that could not be decoded; the other
 // documents are still returned.
 //
 // A document is an object when its root is a mapping with a string "kind".
@@ -495,7 +513,7 @@ func isDocumentMarker(line []byte, c byte) bool {
 // Documents that are empty, comments, scalars, sequences or mappings without
 // kind are skipped. A mapping key repeated in a document keeps its last
 // value, as Kubernetes' and Argo CD's decoders do, and is recorded in
-// Object.Duplicates. Line numbers are 1-based and absolute in the file. A
+// evaluator.Object.Duplicates. Line numbers are 1-based and absolute in the file. A
 // document yaml.v3 cannot parse is reported at the line yaml.v3 names
 // (scanner errors point at the offending line, parser errors such as "did
 // not find expected key" at the start of the enclosing collection) or, when
@@ -504,21 +522,21 @@ func isDocumentMarker(line []byte, c byte) bool {
 // 1.2 §5.2 says) are converted, and CRLF line ends are accepted; other
 // content with NUL bytes is reported as "not a text file", and a document with
 // bytes that are not UTF-8 (Latin-1, say) as such at their line.
-func LoadBytes(path string, data []byte) ([]Object, []LoadError) {
+func LoadBytes(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError) {
 	objs, errs, _ := decodeFile(path, data, false)
 	return objs, errs
 }
 
 // decodeFile is LoadBytes; with filter, objects of kinds no rule reads are
 // dropped before conversion and counted.
-func decodeFile(path string, data []byte, filter bool) ([]Object, []LoadError, int) {
+func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []evaluator.LoadError, int) {
 	data, lerr := decodeText(path, data)
 	if lerr != nil {
-		return nil, []LoadError{*lerr}, 0
+		return nil, []evaluator.LoadError{*lerr}, 0
 	}
 	d := docDecoder{path: path, filter: filter}
-	var objects []Object
-	var errs []LoadError
+	var objects []evaluator.Object
+	var errs []evaluator.LoadError
 	splitYAMLDocuments(data, func(doc yamlDocument) {
 		objs, err := d.decode(doc)
 		objects = append(objects, objs...)
@@ -539,17 +557,17 @@ type docDecoder struct {
 
 // decode decodes one document; a document that yaml.v3 sees as several
 // (which the splitter should prevent) is decoded whole.
-func (d *docDecoder) decode(doc yamlDocument) (objs []Object, lerr *LoadError) {
+func (d *docDecoder) decode(doc yamlDocument) (objs []evaluator.Object, lerr *evaluator.LoadError) {
 	path := d.path
 	offset := doc.line - 1
 	if line, msg, bad := invalidUTF8(doc.data); bad {
-		return nil, &LoadError{Path: path, Line: offset + line, Message: msg}
+		return nil, &evaluator.LoadError{Path: path, Line: offset + line, Message: msg}
 	}
 	defer func() {
 		// yaml.v3 turns its own panics into errors; this guards against
 		// anything else so that one document cannot take the run down.
 		if r := recover(); r != nil {
-			lerr = &LoadError{Path: path, Line: doc.line, Message: fmt.Sprintf("cannot decode YAML: %v", r)}
+			lerr = &evaluator.LoadError{Path: path, Line: doc.line, Message: fmt.Sprintf("cannot decode YAML: %v", r)}
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(yamlAcceptVersion12(doc.data)))
@@ -560,7 +578,7 @@ func (d *docDecoder) decode(doc yamlDocument) (objs []Object, lerr *LoadError) {
 				return objs, nil
 			}
 			line, msg := yamlErrorLine(err.Error(), doc.data)
-			return objs, &LoadError{Path: path, Line: offset + line, Message: msg}
+			return objs, &evaluator.LoadError{Path: path, Line: offset + line, Message: msg}
 		}
 		found, err := d.objects(&node, offset)
 		objs = append(objs, found...)
@@ -653,7 +671,7 @@ var (
 )
 
 // objects returns the objects of one decoded document.
-func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) {
+func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *evaluator.LoadError) {
 	path := d.path
 	root := doc
 	if root.Kind == yaml.DocumentNode {
@@ -665,7 +683,7 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) 
 	if root.Kind != yaml.MappingNode || !mayHaveKind(root) {
 		return nil, nil
 	}
-	var dups []DuplicateKey
+	var dups []evaluator.DuplicateKey
 	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues, duplicates: &dups}
 	if d.filter {
 		if kind, apiVersion, ok := peekKind(root); ok {
@@ -673,7 +691,7 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) 
 				objs, lerr := d.listItems(&c, root, kind, apiVersion, offset)
 				return withDuplicates(objs, dups), lerr
 			}
-			if !ReadKind(apiVersion, kind) {
+			if !evaluator.ReadKind(apiVersion, kind) {
 				d.skipped++
 				return nil, nil
 			}
@@ -694,18 +712,18 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) 
 	if items, ok := listItems(obj, kind); ok {
 		return d.keep(withDuplicates(listObjects(path, root, obj, kind, items, offset), dups)), nil
 	}
-	return d.keep(withDuplicates([]Object{newObject(path, offset+firstKeyLine(root), obj)}, dups)), nil
+	return d.keep(withDuplicates([]evaluator.Object{newObject(path, offset+firstKeyLine(root), obj)}, dups)), nil
 }
 
 // keep drops, when filtering, the objects of kinds no rule reads (those whose
 // kind only a merge key or an alias revealed).
-func (d *docDecoder) keep(objs []Object) []Object {
+func (d *docDecoder) keep(objs []evaluator.Object) []evaluator.Object {
 	if !d.filter {
 		return objs
 	}
 	kept := objs[:0]
 	for _, o := range objs {
-		if ReadKind(o.APIVersion, o.Kind) {
+		if evaluator.ReadKind(o.APIVersion, o.Kind) {
 			kept = append(kept, o)
 		} else {
 			d.skipped++
@@ -716,7 +734,7 @@ func (d *docDecoder) keep(objs []Object) []Object {
 
 // listItems returns the objects of a List document whose items are filtered
 // before conversion: each item of a kind no rule reads is only counted.
-func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersion string, offset int) ([]Object, *LoadError) {
+func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersion string, offset int) ([]evaluator.Object, *evaluator.LoadError) {
 	var items *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
@@ -731,7 +749,7 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		return nil, nil
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
-	var objs []Object
+	var objs []evaluator.Object
 	for _, n := range items.Content {
 		n = resolveAlias(n)
 		if n.Kind != yaml.MappingNode {
@@ -748,7 +766,7 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 			if !isObj {
 				continue
 			}
-			objs = append(objs, d.keep([]Object{newObject(d.path, offset+firstKeyLine(n), o)})...)
+			objs = append(objs, d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)})...)
 			continue
 		}
 		named := k != ""
@@ -761,7 +779,7 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 				v = apiVersion
 			}
 		}
-		if !ReadKind(v, k) {
+		if !evaluator.ReadKind(v, k) {
 			d.skipped++
 			continue
 		}
@@ -786,16 +804,16 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 
 // conversionError turns an error of the YAML converter into a LoadError, at
 // line when the error names none.
-func conversionError(path string, err error, line int) *LoadError {
+func conversionError(path string, err error, line int) *evaluator.LoadError {
 	l, msg := 0, err.Error()
-	var ye *YAMLError
+	var ye *yamlError
 	if errors.As(err, &ye) {
 		l, msg = ye.Line, ye.Message
 	}
 	if l == 0 {
 		l = line
 	}
-	return &LoadError{Path: path, Line: l, Message: msg}
+	return &evaluator.LoadError{Path: path, Line: l, Message: msg}
 }
 
 func resolveAlias(n *yaml.Node) *yaml.Node {
@@ -873,7 +891,7 @@ func listItems(obj ast.Object, kind string) (*ast.Array, bool) {
 }
 
 // listObjects expands the items of a List document.
-func listObjects(path string, root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []Object {
+func listObjects(path string, root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []evaluator.Object {
 	// The YAML nodes of the items, for their lines.
 	var itemNodes []*yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -889,7 +907,7 @@ func listObjects(path string, root *yaml.Node, list ast.Object, kind string, ite
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
 	apiVersion, hasAPIVersion := stringField(list, apiVersionTerm)
-	var objs []Object
+	var objs []evaluator.Object
 	for i := range items.Len() {
 		item, ok := items.Elem(i).Value.(ast.Object)
 		if !ok {
@@ -926,8 +944,8 @@ func firstKeyLine(n *yaml.Node) int {
 	return n.Line
 }
 
-func newObject(path string, line int, obj ast.Object) Object {
-	o := Object{Path: path, Line: line, Value: obj}
+func newObject(path string, line int, obj ast.Object) evaluator.Object {
+	o := evaluator.Object{Path: path, Line: line, Value: obj}
 	o.APIVersion, _ = stringField(obj, apiVersionTerm)
 	o.Kind, _ = stringField(obj, kindTerm)
 	if md := obj.Get(metadataTerm); md != nil {
@@ -947,4 +965,21 @@ func stringField(obj ast.Object, key *ast.Term) (string, bool) {
 	}
 	s, ok := v.Value.(ast.String)
 	return string(s), ok
+}
+
+// withDuplicates gives each object the repeated keys of its document: for the
+// items of a List, those at or after the item's first line and before the
+// next item's.
+func withDuplicates(objs []evaluator.Object, dups []evaluator.DuplicateKey) []evaluator.Object {
+	if len(dups) == 0 || len(objs) == 0 {
+		return objs
+	}
+	for _, d := range dups {
+		// objs are in line order: the owner is the last one starting at or
+		// before the key (a binary search, so that many keys in a long List
+		// cost n log n, not n²).
+		owner := max(0, sort.Search(len(objs), func(i int) bool { return objs[i].Line > d.Line })-1)
+		objs[owner].Duplicates = append(objs[owner].Duplicates, d)
+	}
+	return objs
 }

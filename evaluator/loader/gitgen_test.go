@@ -1,4 +1,4 @@
-package evaluator_test
+package loader_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // The Go RepoID and the policies' repo.id must agree on every spelling.
@@ -38,7 +39,7 @@ func TestRepoIDMatchesPolicy(t *testing.T) {
 	}
 	ids := rs[0].Bindings["ids"].([]any)
 	for i, u := range urls {
-		if got := evaluator.RepoID(u); got != ids[i] {
+		if got := loader.RepoID(u); got != ids[i] {
 			t.Errorf("RepoID(%q) = %q, policy says %q", u, got, ids[i])
 		}
 	}
@@ -93,18 +94,18 @@ func TestExpandGitGenerators(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
 	os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:Acme/deploy.git\n"), 0o644)
 
-	r, err := evaluator.NewRepoRoot(root)
+	r, err := loader.NewRepoRoot(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Origin != "github.com/acme/deploy" {
 		t.Fatalf("origin %q", r.Origin)
 	}
-	objs, errs := evaluator.LoadBytes("appsets.yaml", []byte(gitAppSet))
+	objs, errs := loader.LoadBytes("appsets.yaml", []byte(gitAppSet))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	expanded, errs := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{r})
+	expanded, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{r})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -127,8 +128,8 @@ func TestExpandGitGenerators(t *testing.T) {
 	}
 
 	// A checkout of another repository leaves the generators alone.
-	other := evaluator.RepoRoot{Dir: root, Origin: "github.com/acme/other"}
-	same, _ := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{other})
+	other := loader.RepoRoot{Dir: root, Origin: "github.com/acme/other"}
+	same, _ := loader.ExpandGitGenerators(objs, []loader.RepoRoot{other})
 	if same[0].Value.Compare(objs[0].Value) != 0 {
 		t.Error("generator of another repository was expanded")
 	}
@@ -176,7 +177,7 @@ func TestGitFilesConfinedToRepoRoot(t *testing.T) {
 	fifo := filepath.Join(root, "pipes", "p.yaml")
 	hasFIFO := exec.Command("mkfifo", fifo).Run() == nil
 
-	r := evaluator.RepoRoot{Dir: root, MaxFileSize: 1024}
+	r := loader.RepoRoot{Dir: root, MaxFileSize: 1024}
 	cases := map[string]string{
 		"../outside/*.yaml":              `path "../outside/*.yaml" leaves the repository root`,
 		"config/../../outside/*":         `leaves the repository root`,
@@ -189,11 +190,11 @@ func TestGitFilesConfinedToRepoRoot(t *testing.T) {
 		cases["pipes/*.yaml"] = `pipes/p.yaml: not a regular file (named pipe)`
 	}
 	for pattern, want := range cases {
-		objs, errs := evaluator.LoadBytes("appset.yaml", []byte(confinedAppSet(pattern)))
+		objs, errs := loader.LoadBytes("appset.yaml", []byte(confinedAppSet(pattern)))
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		out, errs := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{r})
+		out, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{r})
 		if len(errs) != 1 || !strings.Contains(errs[0].Message, want) || errs[0].Path != "appset.yaml" {
 			t.Errorf("%s: errors %v, want one saying %q", pattern, errs, want)
 		}
@@ -203,12 +204,12 @@ func TestGitFilesConfinedToRepoRoot(t *testing.T) {
 	}
 
 	// Inside the root, with the contradiction beside it.
-	objs, errs := (&evaluator.Loader{}).Load([]string{"../examples/contradiction"})
+	objs, errs := (&loader.Loader{}).Load([]string{"../../examples/contradiction"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	set, _ := evaluator.LoadBytes("appset.yaml", []byte(confinedAppSet("config/ok.yaml")))
-	out, errs := evaluator.ExpandGitGenerators(append(objs, set...), []evaluator.RepoRoot{r})
+	set, _ := loader.LoadBytes("appset.yaml", []byte(confinedAppSet("config/ok.yaml")))
+	out, errs := loader.ExpandGitGenerators(append(objs, set...), []loader.RepoRoot{r})
 	if len(errs) != 0 || !strings.Contains(out[len(out)-1].Value.String(), "fine") {
 		t.Errorf("inside the root: errors %v, %v", errs, out[len(out)-1].Value)
 	}
@@ -223,4 +224,13 @@ func TestGitFilesConfinedToRepoRoot(t *testing.T) {
 	if len(report.Findings) == 0 || report.Findings[0].Rule != "shared-branch-contradiction" || !slices.Contains(names(report.Findings[0]), "Stage acme/qa") {
 		t.Errorf("findings %v", report.Findings)
 	}
+}
+
+// names lists "Kind ns/name" of a finding's resources.
+func names(f evaluator.Finding) []string {
+	var out []string
+	for _, r := range f.Resources {
+		out = append(out, r.Kind+" "+r.Namespace+"/"+r.Name)
+	}
+	return out
 }

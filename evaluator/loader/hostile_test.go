@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // mustRef is the path of keys into a value.
@@ -25,9 +27,9 @@ func mustRef(keys ...string) ast.Ref {
 
 // contradictionFound checks the objects of examples/contradiction beside some
 // hostile input: the real finding is still reported.
-func contradictionFound(t *testing.T, objs []Object) {
+func contradictionFound(t *testing.T, objs []evaluator.Object) {
 	t.Helper()
-	ev, err := New(context.Background(), Settings{})
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func writeHostile(t *testing.T, name string, data []byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"kargo.yaml", "argocd.yaml"} {
-		b, err := os.ReadFile(filepath.Join("../examples/contradiction", f))
+		b, err := os.ReadFile(filepath.Join("../../examples/contradiction", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,8 +222,8 @@ func utf16Text(s string, big bool) []byte {
 // found; a Latin-1 file beside it is reported at the line of its first
 // non-UTF-8 byte, not at line 1; a truncated UTF-16 file is refused saying so.
 func TestEncodings(t *testing.T) {
-	kargo, _ := os.ReadFile("../examples/contradiction/kargo.yaml")
-	argo, _ := os.ReadFile("../examples/contradiction/argocd.yaml")
+	kargo, _ := os.ReadFile("../../examples/contradiction/kargo.yaml")
+	argo, _ := os.ReadFile("../../examples/contradiction/argocd.yaml")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "kargo.yaml"), utf16Text(string(kargo)+"# ünïcödé 𝄞\n", true), 0o644)
 	os.WriteFile(filepath.Join(dir, "argocd.yaml"), utf16Text(string(argo), false), 0o644)

@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 func writeTree(t *testing.T, dir string, files map[string]string) {
@@ -21,7 +23,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func loadedPaths(objs []Object) []string {
+func loadedPaths(objs []evaluator.Object) []string {
 	var out []string
 	for _, o := range objs {
 		out = append(out, o.Path)
@@ -55,7 +57,7 @@ func TestLoaderExclude(t *testing.T) {
 	if got := loadedPaths(r.Objects); !slices.Equal(got, want) {
 		t.Errorf("read %v, want %v", got, want)
 	}
-	wantEx := []Exclusion{
+	wantEx := []evaluator.Exclusion{
 		{Path: slash + "/apps/deep/y.json", Pattern: "*.json", Source: slash + "/apps/.flipflopignore:1"},
 		{Path: slash + "/apps/x.json", Pattern: "*.json", Source: slash + "/apps/.flipflopignore:1"},
 		{Path: slash + "/charts/c/templates/", Pattern: "templates/", Source: "--exclude"},

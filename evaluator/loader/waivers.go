@@ -1,4 +1,4 @@
-package evaluator
+package loader
 
 import (
 	"bytes"
@@ -6,38 +6,14 @@ import (
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
-
-// Waiver is one entry of a waivers file: findings of Rule ("*" for any) that
-// involve a resource matching one of Resources ("Kind/namespace/name" globs,
-// e.g. "Stage/acme/*") are waived for Reason until Expires (YYYY-MM-DD, optional).
-// A waiver without a reason waives nothing and is reported (invalid-waiver);
-// an expired one waives nothing and is reported (waiver-expired).
-type Waiver struct {
-	Rule      string   `yaml:"rule" json:"rule"`
-	Resources []string `yaml:"resources" json:"resources"`
-	Reason    string   `yaml:"reason" json:"reason"`
-	Expires   string   `yaml:"expires" json:"expires,omitempty"`
-	// File and Line say where the waiver was written.
-	File string `yaml:"-" json:"-"`
-	Line int    `yaml:"-" json:"-"`
-}
-
-func (w Waiver) data() map[string]any {
-	resources := make([]any, 0, len(w.Resources))
-	for _, r := range w.Resources {
-		resources = append(resources, r)
-	}
-	return map[string]any{
-		"rule": w.Rule, "resources": resources, "reason": w.Reason, "expires": w.Expires,
-		"origin": map[string]any{"apiVersion": "flipflop.dev/v1", "kind": "Waiver", "namespace": "", "name": w.Rule, "file": w.File, "line": w.Line},
-	}
-}
 
 // WaiverFile is the configuration file flipflop reads waivers from
 // (--waivers FILE, or .flipflop.yaml in the working directory).
 type WaiverFile struct {
-	Waivers []Waiver `yaml:"waivers"`
+	Waivers []evaluator.Waiver `yaml:"waivers"`
 	// Exclude lists patterns of paths not to read (see Exclude), relative to
 	// the file's directory.
 	Exclude []string `yaml:"exclude"`
@@ -45,7 +21,7 @@ type WaiverFile struct {
 
 // Config is what a configuration file (WaiverFile) holds, ready to use.
 type Config struct {
-	Waivers []Waiver
+	Waivers []evaluator.Waiver
 	// Exclude are the file's exclude patterns, relative to its directory,
 	// with their file and line as Source.
 	Exclude []Exclude
@@ -53,7 +29,7 @@ type Config struct {
 
 // LoadWaivers reads the waivers of a configuration file under the rules of a
 // Loader with default settings (see Loader.ReadConfig).
-func LoadWaivers(path string) ([]Waiver, error) {
+func LoadWaivers(path string) ([]evaluator.Waiver, error) {
 	return (&Loader{}).ReadWaivers(path)
 }
 
@@ -64,7 +40,7 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ReadWaivers reads the waivers of a configuration file (see ReadConfig).
-func (l *Loader) ReadWaivers(path string) ([]Waiver, error) {
+func (l *Loader) ReadWaivers(path string) ([]evaluator.Waiver, error) {
 	c, err := l.ReadConfig(path)
 	if err != nil {
 		return nil, err
@@ -88,26 +64,26 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 		return nil, lerr
 	}
 	if line, msg, bad := invalidUTF8(b); bad {
-		return nil, &LoadError{Path: path, Line: line, Message: msg}
+		return nil, &evaluator.LoadError{Path: path, Line: line, Message: msg}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		line, msg := yamlErrorLine(err.Error(), b)
-		return nil, &LoadError{Path: path, Line: line, Message: msg}
+		return nil, &evaluator.LoadError{Path: path, Line: line, Message: msg}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		return &Config{}, nil // empty, or comments only
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &LoadError{Path: path, Line: root.Line, Message: "a configuration file is a mapping: waivers: [{rule, resources, reason, expires}], exclude: [patterns]"}
+		return nil, &evaluator.LoadError{Path: path, Line: root.Line, Message: "a configuration file is a mapping: waivers: [{rule, resources, reason, expires}], exclude: [patterns]"}
 	}
 	var wf WaiverFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&wf); err != nil {
 		line, msg := yamlErrorLine(err.Error(), b)
-		return nil, &LoadError{Path: path, Line: line, Message: msg}
+		return nil, &evaluator.LoadError{Path: path, Line: line, Message: msg}
 	}
 	// Lines of each entry, for findings about the waivers themselves and
 	// for the sources of exclude patterns.

@@ -1,9 +1,11 @@
-package evaluator
+package loader
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // A repeated key keeps its last value, as Kubernetes does; the document still
@@ -18,7 +20,7 @@ func TestLoadBytesDuplicateKeysKeepTheLastValue(t *testing.T) {
 		t.Fatalf("objects %+v", objs)
 	}
 	task := objs[1]
-	if want := []DuplicateKey{{Key: "steps", Line: 8, First: 7}}; !slices.Equal(task.Duplicates, want) {
+	if want := []evaluator.DuplicateKey{{Key: "steps", Line: 8, First: 7}}; !slices.Equal(task.Duplicates, want) {
 		t.Errorf("duplicates %+v, want %+v", task.Duplicates, want)
 	}
 	steps := task.Value.(interface{ String() string }).String()
@@ -28,8 +30,8 @@ func TestLoadBytesDuplicateKeysKeepTheLastValue(t *testing.T) {
 	if len(objs[2].Duplicates) != 0 || objs[3].Name != "three" || len(objs[3].Duplicates) != 1 || objs[3].Duplicates[0].Line != 16 {
 		t.Errorf("list items %+v", objs[2:])
 	}
-	// YAMLToValue stays strict.
+	// yamlToValue stays strict.
 	if _, err := yamlValue(t, "a: 1\na: 2\n"); err == nil {
-		t.Error("YAMLToValue accepted a duplicate key")
+		t.Error("yamlToValue accepted a duplicate key")
 	}
 }

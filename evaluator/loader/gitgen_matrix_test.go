@@ -1,4 +1,4 @@
-package evaluator_test
+package loader_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // A matrix whose git files generator reads a parameter of its sibling list
@@ -68,18 +69,18 @@ var fasttemplateEstate = strings.NewReplacer(
 	"{{.name}}", "{{name}}", "{{.path.basename}}", "{{path.basename}}", "{{.branch}}", "{{branch}}", "{{.path.path}}", "{{path}}",
 ).Replace(matrixEstate)
 
-func matrixFindings(t *testing.T, roots []evaluator.RepoRoot) []string {
+func matrixFindings(t *testing.T, roots []loader.RepoRoot) []string {
 	t.Helper()
 	return estateFindings(t, matrixEstate, roots)
 }
 
-func estateFindings(t *testing.T, src string, roots []evaluator.RepoRoot) []string {
+func estateFindings(t *testing.T, src string, roots []loader.RepoRoot) []string {
 	t.Helper()
-	objs, errs := evaluator.LoadBytes("estate.yaml", []byte(src))
+	objs, errs := loader.LoadBytes("estate.yaml", []byte(src))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	objs, errs = evaluator.ExpandGitGenerators(objs, roots)
+	objs, errs = loader.ExpandGitGenerators(objs, roots)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -106,12 +107,12 @@ func TestMatrixGitGeneratorUsesSiblingParameters(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("branch: main\n"), 0o644)
 	}
-	got := matrixFindings(t, []evaluator.RepoRoot{{Dir: root}})
+	got := matrixFindings(t, []loader.RepoRoot{{Dir: root}})
 	want := []string{"shared-branch-contradiction", "shared-write-branch"}
 	if !slices.Equal(got, want) {
 		t.Errorf("with the checkout: %v, want %v", got, want)
 	}
-	if got := estateFindings(t, fasttemplateEstate, []evaluator.RepoRoot{{Dir: root}}); !slices.Equal(got, want) {
+	if got := estateFindings(t, fasttemplateEstate, []loader.RepoRoot{{Dir: root}}); !slices.Equal(got, want) {
 		t.Errorf("fasttemplate, with the checkout: %v, want %v", got, want)
 	}
 	// Without it, the generator's parameters are unknown: no error, and no
@@ -133,11 +134,11 @@ func TestMatrixGitGeneratorUnknownParameters(t *testing.T) {
 		"a missing parameter":    strings.Replace(matrixEstate, "env/{{.name}}/*", "env/{{.nope}}/*", 1),
 	} {
 		t.Run(name, func(t *testing.T) {
-			objs, errs := evaluator.LoadBytes("estate.yaml", []byte(src))
+			objs, errs := loader.LoadBytes("estate.yaml", []byte(src))
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			expanded, errs := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{{Dir: root}})
+			expanded, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{{Dir: root}})
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
