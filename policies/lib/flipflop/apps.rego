@@ -34,6 +34,61 @@ by_namespace := {ns: group |
 	group := [a | some a in records; a.namespace == ns]
 }
 
+# label_pairs lists, for every label of every Application record, the keys it
+# is found under: [namespace, key, value] and [namespace, key] (Exists), and the
+# same without the namespace, with the record's index.
+label_pairs := [{"key": key, "i": i} |
+	some i, a in records
+	some k, v in a.labels
+	some key in [[a.namespace, k, v], [a.namespace, k], [k, v], [k]]
+]
+
+# label_index maps each label_pairs key to the indices of the records that carry
+# it, so a label selector looks its candidates up instead of testing every
+# Application of the namespace.
+label_index := {key: ids |
+	some key in {p.key | some p in label_pairs}
+	ids := {p.i | some p in label_pairs; p.key == key}
+}
+
+# selected lists the Application records in namespace ns that the label
+# selector sel (as model.selector builds it) matches, in the order of records.
+selected(sel, ns) := [records[i] |
+	some i in candidates(sel, [ns])
+	selector_matches(sel, records[i].labels)
+]
+
+# selected_anywhere lists the Application records of any namespace that sel
+# matches, in the order of records.
+selected_anywhere(sel) := [records[i] |
+	some i in candidates(sel, [])
+	selector_matches(sel, records[i].labels)
+]
+
+# candidates: the indices of the records in scope ([namespace], or [] for all)
+# that can match sel: those under the narrowest of the selector's matchLabels
+# pairs, In and Exists expressions; every record in scope when it has none.
+candidates(sel, scope) := narrowest if {
+	lists := array.concat(
+		array.concat(
+			[ids | some k, v in sel.matchLabels; ids := lookup(scope, [k, v])],
+			[ids |
+				some e in sel.matchExpressions
+				e.operator == "In"
+				ids := union({lookup(scope, [e.key, v]) | some v in objects.array_at(e, ["values"])})
+			],
+		),
+		[ids | some e in sel.matchExpressions; e.operator == "Exists"; ids := lookup(scope, [e.key])],
+	)
+	count(lists) > 0
+	smallest := min([count(ids) | some ids in lists])
+	narrowest := [ids | some ids in lists; count(ids) == smallest][0]
+} else := {i | some i, a in records; a.namespace == scope[0]} if {
+	count(scope) == 1
+} else := {i | some i, _ in records}
+
+lookup(scope, key) := object.get(label_index, [array.concat(scope, key)], set())
+
 # patterns lists the Applications an ApplicationSet generates but the model cannot
 # enumerate (git, cluster and other generators): their names are glob patterns.
 patterns := [a | some a in records; not a.name_known]

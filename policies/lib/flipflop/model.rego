@@ -140,9 +140,7 @@ targets(s, env, entry, name, ns) := [] if {
 ] if {
 	not has_selector(entry)
 } else := [target(a, s, "selector") |
-	sel := selector(env, entry.selector)
-	some a in object.get(apps.by_namespace, ns, [])
-	apps.selector_matches(sel, a.labels)
+	some a in apps.selected(selector(env, entry.selector), ns)
 ]
 
 # namesakes lists the Applications named name (written, generated, or generated
