@@ -93,6 +93,44 @@ lookup(scope, key) := object.get(label_index, [array.concat(scope, key)], set())
 # enumerate (git, cluster and other generators): their names are glob patterns.
 patterns := [a | some a in records; not a.name_known]
 
+# pattern_keys files every name pattern under its longer literal end (the text
+# before its first glob metacharacter, or after its last), with and without its
+# namespace: a name can only match a pattern that it starts (or ends) with.
+pattern_keys := [{"key": key, "i": i} |
+	some i, a in patterns
+	parts := regex.split(`[*?\[\]{}\\]`, a.name_pattern)
+	some key in end_keys(a.namespace, parts[0], parts[count(parts) - 1])
+]
+
+end_keys(ns, prefix, suffix) := [["prefix", ns, prefix], ["prefix", prefix]] if {
+	count(prefix) >= count(suffix)
+} else := [["suffix", ns, suffix], ["suffix", suffix]]
+
+# pattern_index maps each pattern_keys key to the indices of the patterns filed
+# under it.
+pattern_index := {key: ids |
+	some key in {p.key | some p in pattern_keys}
+	ids := {p.i | some p in pattern_keys; p.key == key}
+}
+
+# matching_patterns lists the patterns of namespace ns (any namespace when scope
+# is []; [ns] otherwise) that name matches, in the order of patterns: each
+# prefix and suffix of name is looked up, and only the patterns found there are
+# matched with glob.match.
+matching_patterns(name, scope) := [patterns[i] |
+	some i in pattern_candidates(name, scope)
+	glob.match(patterns[i].name_pattern, null, name)
+]
+
+pattern_candidates(name, scope) := {i |
+	some n in numbers.range(0, count(name))
+	some key in [
+		array.concat(array.concat(["prefix"], scope), [substring(name, 0, n)]),
+		array.concat(array.concat(["suffix"], scope), [substring(name, n, -1)]),
+	]
+	some i in object.get(pattern_index, [key], set())
+}
+
 # auth_stages returns the set of "project:stage" entries an Application's
 # kargo.akuity.io/authorized-stage annotation lists.
 auth_stages(app) := {trim_space(e) |

@@ -134,9 +134,7 @@ targets(s, env, entry, name, ns) := [] if {
 	count(object.get(apps.by_key, sprintf("%s/%s", [ns, name]), [])) > 0
 } else := [target(instance(a, name), s, "pattern") |
 	not has_selector(entry)
-	some a in apps.patterns
-	a.namespace == ns
-	glob.match(a.name_pattern, null, name)
+	some a in apps.matching_patterns(name, [ns])
 ] if {
 	not has_selector(entry)
 } else := [target(a, s, "selector") |
@@ -149,10 +147,9 @@ targets(s, env, entry, name, ns) := [] if {
 namesakes(name, ns) := array.concat(
 	[a | some a in object.get(apps_by_name, name, []); a.namespace != ns],
 	[instance(a, name) |
-		some a in apps.patterns
+		some a in apps.matching_patterns(name, [])
 		a.namespace != ns
 		replace(a.name_pattern, "*", "") != ""
-		glob.match(a.name_pattern, null, name)
 	],
 )
 
