@@ -53,22 +53,25 @@ label_index := {key: ids |
 
 # selected lists the Application records in namespace ns that the label
 # selector sel (as model.selector builds it) matches, in the order of records.
-selected(sel, ns) := [records[i] |
+selected(sel, ns) := [a |
 	some i in candidates(sel, [ns])
-	selector_matches(sel, records[i].labels)
+	a := records[i]
+	selector_matches(sel, a.labels)
 ]
 
 # selected_anywhere lists the Application records of any namespace that sel
 # matches, in the order of records.
-selected_anywhere(sel) := [records[i] |
+selected_anywhere(sel) := [a |
 	some i in candidates(sel, [])
-	selector_matches(sel, records[i].labels)
+	a := records[i]
+	selector_matches(sel, a.labels)
 ]
 
 # candidates: the indices of the records in scope ([namespace], or [] for all)
 # that can match sel: those under the narrowest of the selector's matchLabels
 # pairs, In and Exists expressions; every record in scope when it has none.
 candidates(sel, scope) := narrowest if {
+	# regal ignore:use-array-flatten
 	lists := array.concat(
 		array.concat(
 			[ids | some k, v in sel.matchLabels; ids := lookup(scope, [k, v])],
@@ -85,7 +88,7 @@ candidates(sel, scope) := narrowest if {
 	narrowest := [ids | some ids in lists; count(ids) == smallest][0]
 } else := {i | some i, a in records; a.namespace == scope[0]} if {
 	count(scope) == 1
-} else := {i | some i, _ in records}
+} else := {i | some i, a in records; a.key}
 
 lookup(scope, key) := object.get(label_index, [array.concat(scope, key)], set())
 
@@ -117,15 +120,18 @@ pattern_index := {key: ids |
 # is []; [ns] otherwise) that name matches, in the order of patterns: each
 # prefix and suffix of name is looked up, and only the patterns found there are
 # matched with glob.match.
-matching_patterns(name, scope) := [patterns[i] |
+matching_patterns(name, scope) := [a |
 	some i in pattern_candidates(name, scope)
-	glob.match(patterns[i].name_pattern, null, name)
+	a := patterns[i]
+	glob.match(a.name_pattern, null, name)
 ]
 
 pattern_candidates(name, scope) := {i |
 	some n in numbers.range(0, count(name))
 	some key in [
+		# regal ignore:use-array-flatten
 		array.concat(array.concat(["prefix"], scope), [substring(name, 0, n)]),
+		# regal ignore:use-array-flatten
 		array.concat(array.concat(["suffix"], scope), [substring(name, n, -1)]),
 	]
 	some i in object.get(pattern_index, [key], set())
