@@ -64,11 +64,14 @@ type config struct {
 	smoke                                                                            bool
 	keep                                                                             bool
 	goBench                                                                          bool
+	shapeRuns                                                                        int
+	onlyShapes                                                                       bool
+	shapes                                                                           []*shapeResult
 }
 
 func main() {
 	var c config
-	var sizes, gkApps string
+	var sizes, gkApps, shapes string
 	flag.StringVar(&c.root, "root", ".", "repository root (bundles/, tests/bench/, evaluator/)")
 	flag.StringVar(&c.bin, "bin", ".bin", "directory holding flipflop, conftest, flipflop-bench-decode and flipflop-bench-gatekeeper")
 	flag.StringVar(&sizes, "sizes", "1000,10000,50000", "estate sizes, in objects")
@@ -83,8 +86,14 @@ func main() {
 	flag.BoolVar(&c.smoke, "smoke", false, "check that every cell has a number and that flipflop and conftest agree; exit 1 if not")
 	flag.BoolVar(&c.keep, "keep", false, "keep the generated estates")
 	flag.BoolVar(&c.goBench, "go-bench", true, "run the Go API benchmark (row 5)")
+	flag.StringVar(&shapes, "shapes", "selector:1000,pattern:2000,merge:1000,branch:2000,monorepo:4000", "estate shapes measured at n and 2n (row 7, shape:n,...); empty to skip")
+	flag.IntVar(&c.shapeRuns, "shape-runs", 3, "runs of each shape at n and 2n")
+	flag.BoolVar(&c.onlyShapes, "only-shapes", false, "measure only the shapes (row 7)")
 	flag.Parse()
 	var err error
+	if c.shapes, err = parseShapes(shapes); err != nil {
+		fatal(fmt.Errorf("-shapes: %v", err))
+	}
 	if c.sizes, err = ints(sizes); err != nil || len(c.sizes) == 0 {
 		fatal(fmt.Errorf("-sizes: %v", err))
 	}
@@ -96,7 +105,12 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	text := rep.markdown(c)
+	text := ""
+	if c.onlyShapes {
+		text = rep.shapesOnlyMarkdown(c)
+	} else {
+		text = rep.markdown(c)
+	}
 	fmt.Print(text)
 	if c.out != "" {
 		if err := os.WriteFile(c.out, []byte(text), 0o644); err != nil {
@@ -224,6 +238,7 @@ type report struct {
 	start     time.Time
 	elapsed   time.Duration
 	loadAfter string
+	shapes    []*shapeResult
 }
 
 func run(c config) (*report, error) {
@@ -240,7 +255,15 @@ func run(c config) (*report, error) {
 	if err := snapshot(&c, tmp); err != nil {
 		return nil, err
 	}
-	rep := &report{start: start, machine: probeMachine(c)}
+	rep := &report{start: start, machine: probeMachine(c), shapes: c.shapes}
+	if c.onlyShapes {
+		if err := runShapes(c, rep, tmp); err != nil {
+			return nil, err
+		}
+		rep.elapsed = time.Since(rep.start)
+		rep.loadAfter = loadavg()
+		return rep, nil
+	}
 
 	// The estates, written once.
 	for _, n := range c.sizes {
@@ -274,6 +297,9 @@ func run(c config) (*report, error) {
 		measureSize(c, s, prev)
 		prev = s
 	}
+	if err := runShapes(c, rep, tmp); err != nil {
+		return nil, err
+	}
 	if c.goBench {
 		runGoBench(c, rep)
 	}
@@ -295,6 +321,9 @@ func snapshot(c *config, tmp string) error {
 	progs := []string{"flipflop", "conftest", "flipflop-bench-decode"}
 	if len(c.gkApps) > 0 {
 		progs = append(progs, "flipflop-bench-gatekeeper")
+	}
+	if c.onlyShapes {
+		progs = []string{"flipflop"}
 	}
 	for _, b := range progs {
 		if err := copyFile(filepath.Join(c.bin, b), filepath.Join(bin, b), 0o755); err != nil {
@@ -984,10 +1013,11 @@ func (r *report) markdown(c config) string {
 	}
 	p("\n")
 
+	p("%s", r.shapesMarkdown(c))
 	if !c.smoke {
-		p("## Targets (issue 7)\n\n")
+		p("## Targets (issues 7 and 15)\n\n")
 		p("| target | measured | met |\n|---|---|---|\n")
-		for _, t := range r.targets() {
+		for _, t := range append(r.targets(), r.shapeTargets()...) {
 			p("| %s | %s | %s |\n", t.name, t.measured, t.met)
 		}
 		p("\n")
@@ -1119,6 +1149,7 @@ func (r *report) smokeProblems(c config) []string {
 			ps = append(ps, fmt.Sprintf("at %d objects the pairwise policy denied nothing", s.objects))
 		}
 	}
+	ps = append(ps, r.shapeProblems()...)
 	if len(c.gkApps) > 0 {
 		if r.gkNote != "" {
 			ps = append(ps, r.gkNote)

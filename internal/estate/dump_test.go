@@ -26,3 +26,23 @@ func TestDump(t *testing.T) {
 	}
 	t.Logf("%d files, %+v", len(files), st)
 }
+
+// TestDumpShape writes the estate shape $ESTATE_SHAPE at size $ESTATE_N to
+// $ESTATE_DIR (for profiling by hand).
+func TestDumpShape(t *testing.T) {
+	dir, name := os.Getenv("ESTATE_DIR"), os.Getenv("ESTATE_SHAPE")
+	if dir == "" || name == "" {
+		t.Skip("ESTATE_DIR or ESTATE_SHAPE not set")
+	}
+	n, err := strconv.Atoi(os.Getenv("ESTATE_N"))
+	if err != nil {
+		t.Fatalf("ESTATE_N: %v", err)
+	}
+	files, err := Shape(name, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, files); err != nil {
+		t.Fatal(err)
+	}
+}

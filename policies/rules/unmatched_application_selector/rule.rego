@@ -48,11 +48,7 @@ report contains finding if {
 	sel := model.selector(u.step.env, u.entry.selector)
 	known_selector(sel)
 	not uncertain(u.namespace)
-	elsewhere := [a |
-		some a in apps.records
-		a.namespace != u.namespace
-		apps.selector_matches(sel, a.labels)
-	]
+	elsewhere := [a | some a in apps.selected_anywhere(sel); a.namespace != u.namespace]
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(u, sel, elsewhere),

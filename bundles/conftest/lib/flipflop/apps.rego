@@ -34,9 +34,108 @@ by_namespace := {ns: group |
 	group := [a | some a in records; a.namespace == ns]
 }
 
+# label_pairs lists, for every label of every Application record, the keys it
+# is found under: [namespace, key, value] and [namespace, key] (Exists), and the
+# same without the namespace, with the record's index.
+label_pairs := [{"key": key, "i": i} |
+	some i, a in records
+	some k, v in a.labels
+	some key in [[a.namespace, k, v], [a.namespace, k], [k, v], [k]]
+]
+
+# label_index maps each label_pairs key to the indices of the records that carry
+# it, so a label selector looks its candidates up instead of testing every
+# Application of the namespace.
+label_index := {key: ids |
+	some key in {p.key | some p in label_pairs}
+	ids := {p.i | some p in label_pairs; p.key == key}
+}
+
+# selected lists the Application records in namespace ns that the label
+# selector sel (as model.selector builds it) matches, in the order of records.
+selected(sel, ns) := [a |
+	some i in candidates(sel, [ns])
+	a := records[i]
+	selector_matches(sel, a.labels)
+]
+
+# selected_anywhere lists the Application records of any namespace that sel
+# matches, in the order of records.
+selected_anywhere(sel) := [a |
+	some i in candidates(sel, [])
+	a := records[i]
+	selector_matches(sel, a.labels)
+]
+
+# candidates: the indices of the records in scope ([namespace], or [] for all)
+# that can match sel: those under the narrowest of the selector's matchLabels
+# pairs, In and Exists expressions; every record in scope when it has none.
+candidates(sel, scope) := narrowest if {
+	# regal ignore:use-array-flatten
+	lists := array.concat(
+		array.concat(
+			[ids | some k, v in sel.matchLabels; ids := lookup(scope, [k, v])],
+			[ids |
+				some e in sel.matchExpressions
+				e.operator == "In"
+				ids := union({lookup(scope, [e.key, v]) | some v in objects.array_at(e, ["values"])})
+			],
+		),
+		[ids | some e in sel.matchExpressions; e.operator == "Exists"; ids := lookup(scope, [e.key])],
+	)
+	count(lists) > 0
+	smallest := min([count(ids) | some ids in lists])
+	narrowest := [ids | some ids in lists; count(ids) == smallest][0]
+} else := {i | some i, a in records; a.namespace == scope[0]} if {
+	count(scope) == 1
+} else := {i | some i, a in records; a.key}
+
+lookup(scope, key) := object.get(label_index, [array.concat(scope, key)], set())
+
 # patterns lists the Applications an ApplicationSet generates but the model cannot
 # enumerate (git, cluster and other generators): their names are glob patterns.
 patterns := [a | some a in records; not a.name_known]
+
+# pattern_keys files every name pattern under its longer literal end (the text
+# before its first glob metacharacter, or after its last), with and without its
+# namespace: a name can only match a pattern that it starts (or ends) with.
+pattern_keys := [{"key": key, "i": i} |
+	some i, a in patterns
+	parts := regex.split(`[*?\[\]{}\\]`, a.name_pattern)
+	some key in end_keys(a.namespace, parts[0], parts[count(parts) - 1])
+]
+
+end_keys(ns, prefix, suffix) := [["prefix", ns, prefix], ["prefix", prefix]] if {
+	count(prefix) >= count(suffix)
+} else := [["suffix", ns, suffix], ["suffix", suffix]]
+
+# pattern_index maps each pattern_keys key to the indices of the patterns filed
+# under it.
+pattern_index := {key: ids |
+	some key in {p.key | some p in pattern_keys}
+	ids := {p.i | some p in pattern_keys; p.key == key}
+}
+
+# matching_patterns lists the patterns of namespace ns (any namespace when scope
+# is []; [ns] otherwise) that name matches, in the order of patterns: each
+# prefix and suffix of name is looked up, and only the patterns found there are
+# matched with glob.match.
+matching_patterns(name, scope) := [a |
+	some i in pattern_candidates(name, scope)
+	a := patterns[i]
+	glob.match(a.name_pattern, null, name)
+]
+
+pattern_candidates(name, scope) := {i |
+	some n in numbers.range(0, count(name))
+	some key in [
+		# regal ignore:use-array-flatten
+		array.concat(array.concat(["prefix"], scope), [substring(name, 0, n)]),
+		# regal ignore:use-array-flatten
+		array.concat(array.concat(["suffix"], scope), [substring(name, n, -1)]),
+	]
+	some i in object.get(pattern_index, [key], set())
+}
 
 # auth_stages returns the set of "project:stage" entries an Application's
 # kargo.akuity.io/authorized-stage annotation lists.

@@ -112,21 +112,39 @@ cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_k
 ]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
-# other generators that agree with it on every merge key.
+# other generators that agree with it on every merge key. The overlays are
+# grouped by their merge-key values once (merge_index), and each base set looks
+# its group up, instead of comparing every base with every overlay.
 merged(sets, keys) := [object.union_n(layers) |
+	index := merge_index(sets, keys)
 	some base in sets[0]
-	overlays := [o |
-		some i, set in sets
-		i > 0
-		some o in set
-		every k in keys {
-			# regal ignore:superfluous-object-get
-			object.get(o, k, null) == object.get(base, k, null)
-		}
-	]
+	overlays := object.get(index, [merge_values(base, keys)], [])
 	elements := array.concat(base[element_key], [e | some o in overlays; some e in o[element_key]])
 	layers := [x | some part in [[base], overlays, [{element_key: elements}]]; some x in part]
 ]
+
+# merge_values: a parameter set's values of the merge keys (null when absent).
+# regal ignore:superfluous-object-get
+merge_values(o, keys) := [object.get(o, k, null) | some k in keys]
+
+# merge_index groups the overlay sets (those of sets[1:]) by merge_values, each
+# group in the order of the generators and their elements. Grouping sorts the
+# rows by [values, generator, element] and cuts the runs of equal values (a
+# grouping comprehension would compare every row with every group).
+merge_index(sets, keys) := {rows[start][0]: [r[3] | some r in array.slice(rows, start, bounds[n + 1])] |
+	rows := sort([[merge_values(o, keys), i, j, o] |
+		some i, set in sets
+		i > 0
+		some j, o in set
+	])
+	starts := [k | some k, _ in rows; run_starts(rows, k)]
+	bounds := array.concat(starts, [count(rows)])
+	some n, start in starts
+}
+
+run_starts(_, 0)
+
+run_starts(rows, k) if rows[k - 1][0] != rows[k][0]
 
 # flatten turns {"values": {"a": "b"}} into {"values": {...}, "values.a": "b"},
 # as fasttemplate and dotted goTemplate lookups see it.

@@ -134,15 +134,11 @@ targets(s, env, entry, name, ns) := [] if {
 	count(object.get(apps.by_key, sprintf("%s/%s", [ns, name]), [])) > 0
 } else := [target(instance(a, name), s, "pattern") |
 	not has_selector(entry)
-	some a in apps.patterns
-	a.namespace == ns
-	glob.match(a.name_pattern, null, name)
+	some a in apps.matching_patterns(name, [ns])
 ] if {
 	not has_selector(entry)
 } else := [target(a, s, "selector") |
-	sel := selector(env, entry.selector)
-	some a in object.get(apps.by_namespace, ns, [])
-	apps.selector_matches(sel, a.labels)
+	some a in apps.selected(selector(env, entry.selector), ns)
 ]
 
 # namesakes lists the Applications named name (written, generated, or generated
@@ -151,10 +147,9 @@ targets(s, env, entry, name, ns) := [] if {
 namesakes(name, ns) := array.concat(
 	[a | some a in object.get(apps_by_name, name, []); a.namespace != ns],
 	[instance(a, name) |
-		some a in apps.patterns
+		some a in apps.matching_patterns(name, [])
 		a.namespace != ns
 		replace(a.name_pattern, "*", "") != ""
-		glob.match(a.name_pattern, null, name)
 	],
 )
 

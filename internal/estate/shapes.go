@@ -1,0 +1,196 @@
+package estate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Shapes names the estates built around one join each, for the scaling
+// benchmarks of issue 15: doubling n must at most double the time.
+//
+//   - selector: n Stages, each reaching its Application through an argocd-update
+//     label selector (pairs of Stages share a branch: n/2 contradictions);
+//   - pattern: n Stages naming Applications that only a git-generator
+//     ApplicationSet's name pattern can produce (one ApplicationSet a Stage);
+//   - merge: one ApplicationSet whose merge generator joins two list generators
+//     of n elements each by a merge key, and n/10 Stages reaching some of them;
+//   - branch: n Stages in one project, each pinning its own Application, all on
+//     the main branch of one repository (one contradiction of n Stages);
+//   - monorepo: n/2 teams of two Stages with a branch each, every Application in
+//     one repository (clean: what "related objects only" cannot narrow).
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo"}
+
+// Shape returns the files of the estate shape name at size n (see Shapes).
+func Shape(name string, n int) ([]File, error) {
+	var docs []string
+	switch name {
+	case "selector":
+		docs = selectorShape(n)
+	case "pattern":
+		docs = patternShape(n)
+	case "merge":
+		docs = mergeShape(n)
+	case "branch":
+		docs = branchShape(n)
+	case "monorepo":
+		docs = monorepoShape(n)
+	default:
+		return nil, fmt.Errorf("unknown estate shape %q (want one of %s)", name, strings.Join(Shapes, ", "))
+	}
+	const perFile = 25
+	var files []File
+	for i := 0; i < len(docs); i += perFile {
+		end := min(i+perFile, len(docs))
+		files = append(files, File{
+			Path:    fmt.Sprintf("%s/part-%03d/manifests-%05d.yaml", name, i/(perFile*50), i/perFile),
+			Content: []byte(strings.Join(docs[i:end], "---\n")),
+		})
+	}
+	return files, nil
+}
+
+// shapeStage is an inline-step Stage that pushes to branch of repo and runs
+// argocd-update with the apps entry given (indented as a list item).
+func shapeStage(name, project, repo, branch, entry string) string {
+	return fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
+  promotionTemplate:
+    spec:
+      steps:
+      - uses: git-clone
+        config:
+          repoURL: %s
+          checkout:
+          - branch: %s
+            path: ./repo
+      - uses: git-commit
+        as: commit
+        config: {path: ./repo, message: promote}
+      - uses: git-push
+        as: push
+        config: {path: ./repo}
+      - uses: argocd-update
+        config:
+          apps:
+%s            sources:
+            - repoURL: %s
+              desiredRevision: ${{ outputs.push.commit }}
+`, name, project, repo, branch, entry, repo)
+}
+
+func selectorShape(n int) []string {
+	var docs []string
+	for i := range n {
+		project := fmt.Sprintf("team-%05d", i)
+		app := project + "-dev"
+		repo := fmt.Sprintf("https://git.example.com/sel/pair-%05d.git", i/2)
+		docs = append(docs, application(app, repo, "main", project+":dev"))
+		entry := fmt.Sprintf("          - selector:\n              matchLabels: {app.kubernetes.io/part-of: %s}\n", app)
+		docs = append(docs, shapeStage("dev", project, repo, "main", entry))
+	}
+	return docs
+}
+
+func patternShape(n int) []string {
+	var docs []string
+	for i := range n {
+		project := fmt.Sprintf("team-%05d", i)
+		repo := fmt.Sprintf("https://git.example.com/pat/%s.git", project)
+		docs = append(docs, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: %s
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+  - git:
+      repoURL: %s
+      revision: main
+      directories: [{path: 'env/*'}]
+  template:
+    metadata:
+      name: '%s-{{.path.basename}}'
+      annotations:
+        kargo.akuity.io/authorized-stage: '%s:{{.path.basename}}'
+    spec:
+      project: default
+      source: {repoURL: %s, targetRevision: 'env/%s/{{.path.basename}}', path: '{{.path.path}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: '%s-{{.path.basename}}'}
+`, project, repo, project, project, repo, project, project))
+		entry := fmt.Sprintf("          - name: %s-dev\n", project)
+		docs = append(docs, shapeStage("dev", project, repo, "env/"+project+"/dev", entry))
+	}
+	return docs
+}
+
+func mergeShape(n int) []string {
+	var base, over []string
+	for i := range n {
+		base = append(base, fmt.Sprintf("          - {name: app-%05d, team: team-%05d}", i, i/10))
+		over = append(over, fmt.Sprintf("          - {name: app-%05d, branch: env/app-%05d}", i, i))
+	}
+	repo := "https://git.example.com/merge/fleet.git"
+	docs := []string{fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: fleet
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+  - merge:
+      mergeKeys: [name]
+      generators:
+      - list:
+          elements:
+%s
+      - list:
+          elements:
+%s
+  template:
+    metadata:
+      name: '{{.name}}'
+      annotations:
+        kargo.akuity.io/authorized-stage: '{{.team}}:{{.name}}'
+    spec:
+      project: default
+      source: {repoURL: %s, targetRevision: '{{.branch}}', path: 'apps/{{.name}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: '{{.name}}'}
+`, strings.Join(base, "\n"), strings.Join(over, "\n"), repo)}
+	for i := 0; i < n; i += 10 {
+		app := fmt.Sprintf("app-%05d", i)
+		entry := fmt.Sprintf("          - name: %s\n", app)
+		docs = append(docs, shapeStage(app, fmt.Sprintf("team-%05d", i/10), repo, "env/"+app, entry))
+	}
+	return docs
+}
+
+func branchShape(n int) []string {
+	var docs []string
+	repo := "https://git.example.com/branch/one.git"
+	for i := range n {
+		stage := fmt.Sprintf("s-%05d", i)
+		app := "one-" + stage
+		docs = append(docs, application(app, repo, "main", "one:"+stage))
+		docs = append(docs, shapeStage(stage, "one", repo, "main", fmt.Sprintf("          - name: %s\n", app)))
+	}
+	return docs
+}
+
+func monorepoShape(n int) []string {
+	var docs []string
+	repo := "https://git.example.com/mono/everything.git"
+	for t := 0; t < n/2; t++ {
+		project := fmt.Sprintf("team-%05d", t)
+		docs = append(docs, pipeline(project, repo, 2, "", true)...)
+	}
+	return docs
+}
