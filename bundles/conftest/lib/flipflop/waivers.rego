@@ -194,33 +194,40 @@ parties(f) := ps if {
 	count(ps) > 0
 } else := {party(r) | some r in f.resources}
 
-# agreeing lists, per party, the valid and unexpired annotation waivers for f's
-# rule on the objects of f that speak for that party.
-agreeing(f) := {p: ws |
-	some p in parties(f)
-	ws := [w |
-		some r in f.resources
-		party(r) == p
-		some w in object.get(by_key, key(r), [])
-		covers(w.rules, f.rule)
-		valid(w)
-		not expired(w)
-	]
-}
+# agreeing lists, as [party, source, waiver] sorted by party then source, the
+# valid and unexpired annotation waivers for f's rule on the objects of f that
+# speak for a party to f. One pass over f's objects (a finding can name
+# thousands: grouping by party with a comprehension per party would be
+# quadratic).
+agreeing(f) := sort([[party(r), w.source, w] |
+	ps := parties(f)
+	some r in f.resources
+	party(r) in ps
+	some w in object.get(by_key, key(r), [])
+	covers(w.rules, f.rule)
+	valid(w)
+	not expired(w)
+])
 
-# annotation_agreement is the waiver mark of f when every party agreed: their
-# reasons and sources, and the earliest expiry.
+# annotation_agreement is the waiver mark of f when every party agreed: per
+# party its waiver of the first source, their reasons and sources, and the
+# earliest expiry.
 annotation_agreement(f) := {
 	"reason": concat("; ", [w.reason | some w in chosen]),
 	"by": concat(", ", [w.source | some w in chosen]),
 	"expires": earliest({w.expires | some w in chosen; w.expires != ""}),
 } if {
-	by_party := agreeing(f)
-	count(by_party) > 0
-	every _, ws in by_party {
-		count(ws) > 0
-	}
-	chosen := [sort_by_source(by_party[p])[0] | some p in sort(object.keys(by_party))]
+	agreed := agreeing(f)
+	count(agreed) > 0
+	{t[0] | some t in agreed} == parties(f)
+	chosen := [t[2] | some i, t in agreed; first_of_party(agreed, i)]
+}
+
+first_of_party(_, 0)
+
+first_of_party(ts, i) if {
+	i > 0
+	ts[i - 1][0] != ts[i][0]
 }
 
 earliest(dates) := sort(dates)[0] if count(dates) > 0
