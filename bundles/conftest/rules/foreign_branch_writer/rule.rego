@@ -71,7 +71,7 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(pinners, writer_keys, pins, writes, pointer),
-		result.refs(array.flatten([[p.stage.ref | some p in pins], [w.stage.ref | some w in writes], [p.app.ref | some p in pins]])),
+		result.refs(array.concat(array.concat([p.stage.ref | some p in pins], [w.stage.ref | some w in writes]), [p.app.ref | some p in pins])),
 		key,
 		{
 			"pointer": pointer,
