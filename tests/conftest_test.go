@@ -16,7 +16,7 @@ var conftestArgs = []string{"test", "--combine", "--namespace", "flipflop", "--r
 
 // conftestResult is one file's results in conftest's JSON output.
 type conftestResult struct {
-	Filename string           `json:"filename"`
+	Filename string            `json:"filename"`
 	Failures []conftestFinding `json:"failures"`
 	Warnings []conftestFinding `json:"warnings"`
 }
