@@ -189,7 +189,7 @@ func TestReadmeHostTable(t *testing.T) {
 			t.Errorf("row %q: want host | versions tested | what runs there", row)
 			continue
 		}
-		got := regexp.MustCompile(`v?\d+\.\d+\.\d+`).FindAllString(cells[2], -1)
+		got := regexp.MustCompile(`\bv\d+\.\d+\.\d+`).FindAllString(cells[2], -1)
 		want := tested[tool]
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("host table, %s: versions tested %v, hack/hosts/matrix %v", tool, got, want)

@@ -33,10 +33,12 @@ review_ref := {"kind": review.kind, "namespace": object.get(review, ["metadata",
 
 # operation is the admission operation; "" in audit and in `gator test`, which
 # review objects without an admission request.
+default operation := ""
+
 operation := o if {
 	o := input.review.operation
 	is_string(o)
-} else := ""
+}
 
 # before is the reviewed object as it was, on an UPDATE.
 before := o if {
@@ -52,7 +54,11 @@ reviewed_task if review.kind in task_kinds
 
 # subjects are the objects whose findings are reviewed: the object (and what it
 # was), and for a task the inventory Stages that use it.
-subjects := array.concat(array.concat([review], [o | some o in [before]]), [e.contents | some e in task_users])
+subjects := array.concat(reviewed, [e.contents | some e in task_users])
+
+reviewed := [review, before] if {
+	is_object(before)
+} else := [review]
 
 # task_users are the inventory Stages whose steps run the reviewed task.
 task_users := [e |
@@ -65,11 +71,11 @@ task_users := [e |
 task_user_keys := {sprintf("%s/%s", [e.contents.metadata.namespace, e.contents.metadata.name]) | some e in task_users}
 
 uses_task(stage, task) if {
+	same_scope(stage, task)
 	some step in array_at(stage, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step.task)
 	step.task.name == task.metadata.name
 	task_step_kind(step.task) == task.kind
-	same_scope(stage, task)
 }
 
 task_step_kind(t) := object.get(t, "kind", "PromotionTask")
@@ -78,7 +84,7 @@ same_scope(_, task) if task.kind == "ClusterPromotionTask"
 
 same_scope(stage, task) if {
 	task.kind == "PromotionTask"
-	object.get(stage, ["metadata", "namespace"], "") == object.get(task, ["metadata", "namespace"], "")
+	stage.metadata.namespace == task.metadata.namespace
 }
 
 # docs is the model's input: conftest's combined shape. Only the inventory
