@@ -115,15 +115,19 @@ build() {
   ) 9>"$dir/.lock"
 }
 
-# build_regal: Regal from tools/regal (its go.mod pins the release).
+# Regal comes from tools/regal (its go.mod pins the release).
+regal_mod=$root/tools/regal
+regal_version() {
+  awk '$1 == "tool" { next } $1 == "github.com/open-policy-agent/regal" { print $2 }' "$regal_mod/go.mod"
+}
+
+# build_regal VERSION: build Regal unless cached.
 build_regal() {
-  local mod=$root/tools/regal version dir bin key
-  version=$(cd "$mod" && GOFLAGS= go list -m -f '{{.Version}}' github.com/open-policy-agent/regal)
+  local version=$1 dir bin key
   dir=$cache/regal@$version
   bin=$dir/regal
-  key="$self $gover $(cat "$mod/go.mod" "$mod/go.sum" | sha256sum | cut -c1-16)"
+  key="$self $gover $(cat "$regal_mod/go.mod" "$regal_mod/go.sum" | sha256sum | cut -c1-16)"
   if [ -x "$bin" ] && [ "$(cat "$dir/.key" 2>/dev/null)" = "$key" ]; then
-    echo "$version"
     return 0
   fi
   mkdir -p "$dir"
@@ -135,12 +139,11 @@ build_regal() {
     echo "hosts: building regal@$version from tools/regal (cold ~40s on 2 cores)" >&2
     local start
     start=$(date +%s)
-    (cd "$mod" && GOFLAGS="-mod=readonly -buildvcs=false" GOWORK=off go build -o "$dir/.regal.tmp" github.com/open-policy-agent/regal)
+    (cd "$regal_mod" && GOFLAGS="-mod=readonly -buildvcs=false" GOWORK=off go build -o "$dir/.regal.tmp" github.com/open-policy-agent/regal)
     mv -f "$dir/.regal.tmp" "$bin"
     echo "$key" >"$dir/.key"
     echo "hosts: built regal@$version in $(($(date +%s) - start))s" >&2
-  ) 9>"$dir/.lock" >&2
-  echo "$version"
+  ) 9>"$dir/.lock"
 }
 
 selected=()
@@ -158,23 +161,27 @@ for spec in "$@"; do
   while IFS= read -r l; do selected+=("$l"); done <<<"$sel"
 done
 
+regal_version=""
+if [ -n "$want_regal" ]; then
+  regal_version=$(regal_version)
+  [ -n "$regal_version" ] || { echo "hosts: no regal version in $regal_mod/go.mod" >&2; exit 1; }
+fi
+
 # Build what is missing, HOSTS_JOBS at a time.
 failflag=$(mktemp)
 rm -f "$failflag"
 trap 'rm -f "$failflag"' EXIT
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.2; done; }
 for l in ${selected[@]+"${selected[@]}"}; do
   read -r tool version module pkg _ opa cold _ <<<"$l"
   { build "$tool" "$version" "$module" "$pkg" "$opa" "$cold" || touch "$failflag"; } &
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.2; done
+  throttle
 done
-wait
-failed=0
-[ ! -e "$failflag" ] || failed=1
-regal_version=""
-if [ -n "$want_regal" ]; then
-  regal_version=$(build_regal) || failed=1
+if [ -n "$regal_version" ]; then
+  { build_regal "$regal_version" || touch "$failflag"; } &
 fi
-[ "$failed" = 0 ] || { echo "hosts: build failed" >&2; exit 1; }
+wait
+[ ! -e "$failflag" ] || { echo "hosts: build failed" >&2; exit 1; }
 
 out() {
   local tool=$1 version=$2
