@@ -128,8 +128,8 @@ func hostVersion(t *testing.T, h host) (string, string) {
 		return v, v
 	case "conftest":
 		return find(`(?m)^Conftest: (\S+)`), find(`(?m)^OPA: (\S+)`)
-	default: // gator: "gator/v3.23.1 (linux/amd64) .../opa/v1.17.1"
-		return find(`gator/(v\S+) `), find(`opa/(v[0-9.]+)`)
+	default: // gator: "gator version v3.23.1 (Feature State: beta), opa/v1.17.1, ..."
+		return find(`gator version (v[^\s,]+)`), find(`opa/(v[0-9.]+)`)
 	}
 }
 
