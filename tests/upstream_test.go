@@ -73,7 +73,7 @@ func TestObjectsMeetUpstreamSchemas(t *testing.T) {
 	}
 
 	checked := 0
-	for _, name := range names {
+	for i, name := range names {
 		objs, err := kubetest.Decode(sources[name])
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -83,6 +83,15 @@ func TestObjectsMeetUpstreamSchemas(t *testing.T) {
 		rejected := 0
 		for _, o := range reviewedObjects(objs) {
 			what := fmt.Sprintf("%s: %s %s/%s", name, o.GetKind(), o.GetNamespace(), o.GetName())
+			// The API server is shared with the cluster tests, and samples reuse
+			// names: each source gets its own namespace, and cluster-scoped
+			// objects a suffix, so that a create never meets an existing object.
+			o = o.DeepCopy()
+			if clusterScoped[o.GetKind()] {
+				o.SetName(fmt.Sprintf("%s-schema%03d", o.GetName(), i))
+			} else {
+				o.SetNamespace(fmt.Sprintf("schema%03d", i))
+			}
 			err := env.DryRunCreate(kctx(t), o)
 			if malformed {
 				if err != nil || steps.check(o) != nil {
@@ -104,6 +113,9 @@ func TestObjectsMeetUpstreamSchemas(t *testing.T) {
 	}
 	t.Logf("%d objects from %d sources validated", checked, len(names))
 }
+
+// clusterScoped are the cluster-scoped kinds of the CRDs tested against.
+var clusterScoped = map[string]bool{"Project": true, "ClusterPromotionTask": true, "ClusterConfig": true}
 
 // reviewedObjects expands AdmissionReviews into their object and oldObject.
 func reviewedObjects(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
