@@ -53,8 +53,8 @@ func TestCompatGatorAdmission(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
 			}
-			if n := strings.Count(out, "--- PASS"); n < 9 {
-				t.Errorf("%d passing cases, want 9:\n%s", n, out)
+			if n := strings.Count(out, "--- PASS"); n < 10 {
+				t.Errorf("%d passing cases, want 10:\n%s", n, out)
 			}
 		})
 	}

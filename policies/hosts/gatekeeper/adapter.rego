@@ -11,8 +11,8 @@
 #   UPDATE, the estate without the object on a CREATE), and a finding already there
 #   with the same subject and at least the same resources is let through, so an
 #   existing contradiction never freezes its objects (status writes, fixes).
-#   Audit (no operation) reports every finding involving the object; for a task,
-#   those it contributes to.
+#   A DELETE is never a violation. Audit (no operation) reports every finding
+#   involving the object; for a task, those it contributes to.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
@@ -243,11 +243,18 @@ settings := {k: v |
 
 # candidates are a rule's findings (evaluated by the template's entry module with
 # input as docs and the settings) that involve the reviewed object, unwaived.
+# A DELETE has none: Gatekeeper reviews it with the old object as the object,
+# but once deleted the object takes part in no finding, and removing an object
+# never introduces a contradiction about it (when the webhook is registered for
+# DELETE, deleting a Stage of an existing contradiction is a fix).
 candidates(findings) := {f |
+	not deleting
 	some f in findings
 	not f.waived
 	concerns(f)
 }
+
+deleting if operation == "DELETE"
 
 concerns(f) if involves(f, review_ref)
 

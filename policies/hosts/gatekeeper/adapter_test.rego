@@ -124,8 +124,14 @@ test_audit_reports_existing_contradictions if {
 	count({v | some v in template_violations}) == 1 with input as review(dev_stage) with data.inventory as inventory
 }
 
+# Gatekeeper reviews a DELETE with the old object copied into object: deleting
+# a Stage or an Application of an existing contradiction is a fix, never denied.
 test_delete_is_never_a_violation if {
-	count({v | some v in template_violations}) == 0 with input as {"review": {"operation": "DELETE", "object": null, "oldObject": dev_stage}, "parameters": {}} with data.inventory as inventory
+	count({v | some v in template_violations}) == 0 with input as admission("DELETE", dev_stage, dev_stage) with data.inventory as inventory
+	count({v | some v in template_violations}) == 0 with input as admission("DELETE", dev_app, dev_app) with data.inventory as inventory
+
+	# the same objects reviewed in audit are violations
+	count({v | some v in template_violations}) == 1 with input as review(dev_app) with data.inventory as inventory
 }
 
 # PromotionTasks: a task edit that creates a contradiction in the Stages using
