@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -43,6 +44,9 @@ type Settings struct {
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
 	Today string `json:"today,omitempty"`
+	// IgnoreAnnotationWaivers ignores every flipflop.dev/ignore annotation
+	// (the policies' annotation_waivers: false), so that only Waivers waive.
+	IgnoreAnnotationWaivers bool `json:"-"`
 }
 
 // Rule describes one rule, read from its METADATA.
@@ -90,6 +94,11 @@ type Evaluator struct {
 	query rego.PreparedEvalQuery
 	model rego.PreparedEvalQuery
 	rules []Rule
+	// kinds is prepared on first use (most runs never need it).
+	prepare   func(query string) (rego.PreparedEvalQuery, error)
+	kindsOnce sync.Once
+	kinds     rego.PreparedEvalQuery
+	kindsErr  error
 }
 
 // Modules returns the embedded policy modules, test files excluded, parsed with
@@ -142,6 +151,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if s.Today != "" {
 		settings["today"] = s.Today
 	}
+	if s.IgnoreAnnotationWaivers {
+		settings["annotation_waivers"] = false
+	}
 	if len(s.Waivers) > 0 {
 		ws := make([]any, 0, len(s.Waivers))
 		for _, w := range s.Waivers {
@@ -174,7 +186,37 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{query: pq, model: sq, rules: rulesFrom(mods)}, nil
+	return &Evaluator{query: pq, model: sq, rules: rulesFrom(mods), prepare: prepare}, nil
+}
+
+// KindsQuery counts the objects the model reads, by kind.
+const KindsQuery = "{k: count(v) | some k, v in data.lib.flipflop.objects.by_kind}"
+
+// Kinds counts, by kind, the objects of objs that the model reads (Kargo
+// Stages, PromotionTasks and ClusterPromotionTasks, Argo CD Applications and
+// ApplicationSets of the right API groups); every kind is present, zeros
+// included. A caller uses it to tell an input that holds nothing to check.
+func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, error) {
+	e.kindsOnce.Do(func() { e.kinds, e.kindsErr = e.prepare(KindsQuery) })
+	if e.kindsErr != nil {
+		return nil, e.kindsErr
+	}
+	rs, err := e.kinds.Eval(ctx, evalInput(Input(objs)))
+	if err != nil {
+		return nil, fmt.Errorf("counting objects: %w", err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil, fmt.Errorf("counting objects: %s is undefined", KindsQuery)
+	}
+	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	if err != nil {
+		return nil, err
+	}
+	var kinds map[string]int
+	if err := json.Unmarshal(raw, &kinds); err != nil {
+		return nil, fmt.Errorf("counting objects: %w", err)
+	}
+	return kinds, nil
 }
 
 // Rules lists every rule of the bundle, sorted by id.

@@ -67,7 +67,11 @@ type Waived struct {
 
 // Summary counts objects read and findings by severity.
 type Summary struct {
+	// Objects counts the objects checked.
 	Objects int `json:"objects"`
+	// Skipped counts the objects read but dropped unconverted because no
+	// rule reads their kind (Projects, Warehouses, ConfigMaps, ...).
+	Skipped int `json:"skipped"`
 	Error   int `json:"error"`
 	Warning int `json:"warning"`
 	Info    int `json:"info"`
@@ -80,6 +84,8 @@ type Summary struct {
 type Report struct {
 	Findings []Finding   `json:"findings"`
 	Errors   []LoadError `json:"errors"`
+	// Excluded lists the paths that exclude patterns left unread (Loader.LoadAll); the caller's to add.
+	Excluded []Exclusion `json:"excluded,omitempty"`
 	Summary  Summary     `json:"summary"`
 }
 

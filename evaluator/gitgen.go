@@ -2,6 +2,8 @@ package evaluator
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 )
 
 // RepoRoot is a local checkout that ApplicationSet git generators read.
@@ -23,6 +25,16 @@ type RepoRoot struct {
 	// ("host/org/repo"), read from Dir/.git/config; empty when unknown, in which
 	// case the checkout stands in for every git generator.
 	Origin string
+	// MaxFileSize bounds each file a git files generator reads, in bytes; 0
+	// means DefaultMaxFileSize.
+	MaxFileSize int64
+}
+
+func (r RepoRoot) maxFileSize() int64 {
+	if r.MaxFileSize > 0 {
+		return r.MaxFileSize
+	}
+	return DefaultMaxFileSize
 }
 
 // NewRepoRoot describes the checkout at dir.
@@ -37,15 +49,15 @@ func NewRepoRoot(dir string) (RepoRoot, error) {
 	return RepoRoot{Dir: dir, Origin: originOf(dir)}, nil
 }
 
-// originOf reads the URL of remote "origin" from dir/.git/config.
+// originOf reads the URL of remote "origin" from dir/.git/config (a regular
+// file of at most 1 MiB; anything else is taken as no origin).
 func originOf(dir string) string {
-	f, err := os.Open(filepath.Join(dir, ".git", "config"))
-	if err != nil {
+	b, lerr := readFileLimited(filepath.Join(dir, ".git", "config"), ".git/config", 1<<20)
+	if lerr != nil {
 		return ""
 	}
-	defer f.Close()
 	inOrigin := false
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
@@ -185,7 +197,7 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 	case git["directories"] != nil:
 		elems, err = directoryParams(root.Dir, git, goTemplate)
 	case git["files"] != nil:
-		elems, err = fileParams(root.Dir, git, goTemplate)
+		elems, err = fileParams(root.Dir, git, goTemplate, root.maxFileSize())
 	default:
 		return g, false, nil
 	}
@@ -253,27 +265,44 @@ func directoryParams(dir string, git map[string]any, goTemplate bool) ([]any, er
 }
 
 // fileParams reads every file of dir matching files[].path and turns its keys
-// into parameters, plus the path parameters.
-func fileParams(dir string, git map[string]any, goTemplate bool) ([]any, error) {
+// into parameters, plus the path parameters. The files read are confined to
+// dir: a pattern that is absolute or climbs out with "..", and a match that is
+// (or passes through) a symbolic link leading out of dir, are errors; each
+// file is read under the loader's rules (a regular file, at most maxSize
+// bytes; FIFOs and devices are never opened) and decoded with its limits.
+func fileParams(dir string, git map[string]any, goTemplate bool, maxSize int64) ([]any, error) {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
 	var elems []any
 	for _, f := range asSlice(git["files"]) {
 		fm, _ := f.(map[string]any)
 		pattern, _ := fm["path"].(string)
+		if escapes(pattern) {
+			return nil, fmt.Errorf("git files generator: path %q leaves the repository root (absolute, or climbing out with \"..\"); nothing outside --repo-root is read", pattern)
+		}
 		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
 		if err != nil {
 			return nil, err
 		}
 		slices.Sort(matches)
 		for _, m := range matches {
-			b, err := os.ReadFile(m)
-			if err != nil {
-				return nil, err
+			rel, err := filepath.Rel(dir, m)
+			if err != nil || escapes(filepath.ToSlash(rel)) {
+				return nil, fmt.Errorf("git files generator: %s lies outside the repository root", m)
 			}
-			var content map[string]any
-			if err := yaml.Unmarshal(b, &content); err != nil {
-				return nil, fmt.Errorf("git files generator: %s: %v", m, err)
+			if !insideRoot(m, realDir, nil) {
+				return nil, fmt.Errorf("git files generator: %s is a symbolic link (or lies under one) that leads out of the repository root; nothing outside --repo-root is read", filepath.ToSlash(rel))
 			}
-			rel, _ := filepath.Rel(dir, m)
+			b, lerr := readFileLimited(m, filepath.ToSlash(rel), maxSize)
+			if lerr != nil {
+				return nil, fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
+			}
+			content, lerr := decodeParamsFile(filepath.ToSlash(rel), b)
+			if lerr != nil {
+				return nil, fmt.Errorf("git files generator: %v", lerr)
+			}
 			params := pathParams(filepath.ToSlash(rel), goTemplate, true)
 			for k, v := range content {
 				if goTemplate {
@@ -286,6 +315,55 @@ func fileParams(dir string, git map[string]any, goTemplate bool) ([]any, error) 
 		}
 	}
 	return elems, nil
+}
+
+// escapes reports whether a slash-separated path is absolute or climbs out
+// of where it is joined with "..".
+func escapes(p string) bool {
+	if path.IsAbs(p) || filepath.IsAbs(filepath.FromSlash(p)) || filepath.VolumeName(filepath.FromSlash(p)) != "" {
+		return true
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeParamsFile decodes a git files generator file (YAML or JSON, one
+// mapping) with the loader's text rules and YAML limits.
+func decodeParamsFile(shown string, data []byte) (map[string]any, *LoadError) {
+	data, lerr := decodeText(shown, data)
+	if lerr != nil {
+		return nil, lerr
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		line, msg := yamlErrorLine(err.Error(), data)
+		return nil, &LoadError{Path: shown, Line: line, Message: msg}
+	}
+	if node.Kind == 0 || (node.Kind == yaml.DocumentNode && len(node.Content) == 0) {
+		return map[string]any{}, nil
+	}
+	v, err := YAMLToValue(&node)
+	if err != nil {
+		line, msg := 0, err.Error()
+		var ye *YAMLError
+		if errors.As(err, &ye) {
+			line, msg = ye.Line, ye.Message
+		}
+		return nil, &LoadError{Path: shown, Line: line, Message: msg}
+	}
+	j, err := ast.JSON(v)
+	if err != nil {
+		return nil, &LoadError{Path: shown, Message: err.Error()}
+	}
+	m, ok := j.(map[string]any)
+	if !ok {
+		return nil, &LoadError{Path: shown, Message: "not a mapping of parameters"}
+	}
+	return m, nil
 }
 
 // pathParams builds the path parameters of Argo CD's git generators.

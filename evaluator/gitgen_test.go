@@ -3,8 +3,10 @@ package evaluator_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -130,5 +132,96 @@ func TestExpandGitGenerators(t *testing.T) {
 	same, _ := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{other})
 	if same[0].Value.Compare(objs[0].Value) != 0 {
 		t.Error("generator of another repository was expanded")
+	}
+}
+
+// confinedAppSet is an ApplicationSet whose git files generator reads pattern.
+func confinedAppSet(pattern string) string {
+	return `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: leak, namespace: argocd}
+spec:
+  generators:
+  - git:
+      repoURL: https://github.com/acme/deploy.git
+      revision: HEAD
+      files:
+      - path: "` + pattern + `"
+  template:
+    metadata: {name: 'leak-{{token}}'}
+    spec:
+      source: {repoURL: https://github.com/acme/deploy.git, targetRevision: main, path: x}
+`
+}
+
+// The git files generator reads nothing outside --repo-root: a pattern that
+// climbs out, a symbolic link (to a file or a directory) that leads out, a
+// FIFO and an oversized file are input errors naming the path, the secret
+// outside never becomes a parameter, and the generators that stay inside are
+// still expanded beside examples/contradiction, whose finding is still
+// reported.
+func TestGitFilesConfinedToRepoRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "checkout")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "config"), filepath.Join(root, "big"), filepath.Join(root, "pipes"), outside} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(outside, "creds.yaml"), []byte("token: hunter2\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "config", "ok.yaml"), []byte("token: fine\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "big", "huge.yaml"), []byte("token: "+strings.Repeat("x", 4096)+"\n"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "creds.yaml"), filepath.Join(root, "config", "link.yaml")); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(outside, filepath.Join(root, "linkdir"))
+	fifo := filepath.Join(root, "pipes", "p.yaml")
+	hasFIFO := exec.Command("mkfifo", fifo).Run() == nil
+
+	r := evaluator.RepoRoot{Dir: root, MaxFileSize: 1024}
+	cases := map[string]string{
+		"../outside/*.yaml":              `path "../outside/*.yaml" leaves the repository root`,
+		"config/../../outside/*":         `leaves the repository root`,
+		filepath.Join(outside, "*.yaml"): `leaves the repository root`,
+		"config/link.yaml":               `config/link.yaml is a symbolic link (or lies under one) that leads out of the repository root`,
+		"linkdir/*.yaml":                 `linkdir/creds.yaml is a symbolic link (or lies under one) that leads out`,
+		"big/*.yaml":                     `big/huge.yaml: file is too large`,
+	}
+	if hasFIFO {
+		cases["pipes/*.yaml"] = `pipes/p.yaml: not a regular file (named pipe)`
+	}
+	for pattern, want := range cases {
+		objs, errs := evaluator.LoadBytes("appset.yaml", []byte(confinedAppSet(pattern)))
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		out, errs := evaluator.ExpandGitGenerators(objs, []evaluator.RepoRoot{r})
+		if len(errs) != 1 || !strings.Contains(errs[0].Message, want) || errs[0].Path != "appset.yaml" {
+			t.Errorf("%s: errors %v, want one saying %q", pattern, errs, want)
+		}
+		if s := out[0].Value.String(); strings.Contains(s, "hunter2") {
+			t.Errorf("%s: the secret outside the root became a parameter: %s", pattern, s)
+		}
+	}
+
+	// Inside the root, with the contradiction beside it.
+	objs, errs := (&evaluator.Loader{}).Load([]string{"../examples/contradiction"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set, _ := evaluator.LoadBytes("appset.yaml", []byte(confinedAppSet("config/ok.yaml")))
+	out, errs := evaluator.ExpandGitGenerators(append(objs, set...), []evaluator.RepoRoot{r})
+	if len(errs) != 0 || !strings.Contains(out[len(out)-1].Value.String(), "fine") {
+		t.Errorf("inside the root: errors %v, %v", errs, out[len(out)-1].Value)
+	}
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := ev.Evaluate(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Findings) == 0 || report.Findings[0].Rule != "shared-branch-contradiction" || !slices.Contains(names(report.Findings[0]), "Stage acme/qa") {
+		t.Errorf("findings %v", report.Findings)
 	}
 }

@@ -37,6 +37,19 @@ type Loader struct {
 	// point to outside the directory given; by default such links are reported
 	// as errors and not read. Links to directories are never followed.
 	FollowSymlinks bool
+	// Exclude lists patterns of paths not to read (see Exclude); they win over
+	// the ignore files' patterns, and a later one over an earlier one.
+	Exclude []Exclude
+	// IgnoreFile names the per-directory ignore file (DefaultIgnoreFile) whose
+	// patterns, in the same syntax and relative to its directory, exclude paths
+	// under that directory, as .gitignore files do; "" reads none. The files of
+	// the directories a walk enters are read, and those of the directories
+	// between the working directory and each path given.
+	IgnoreFile string
+	// AllKinds keeps objects of every kind. By default an object of a kind no
+	// rule reads (see ReadKind) is dropped before it is converted, and only
+	// counted (Loaded.Skipped): it costs its YAML parse and nothing more.
+	AllKinds bool
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -58,6 +71,7 @@ type loadTask struct {
 type loadResult struct {
 	objects []Object
 	errors  []LoadError
+	skipped int
 }
 
 // Load reads every path and returns the objects in a deterministic order
@@ -70,10 +84,21 @@ type loadResult struct {
 // Stdin, whose objects get the path "<stdin>" (standard input is read once:
 // a repeated "-" is ignored). Files are read in parallel.
 func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
+	r := l.LoadAll(paths)
+	return r.Objects, r.Errors
+}
+
+// LoadAll is Load that also reports the paths that Exclude and IgnoreFile
+// left unread (an excluded directory is reported once, not its files).
+func (l *Loader) LoadAll(paths []string) Loaded {
 	if l == nil {
 		l = &Loader{}
 	}
 	var tasks []loadTask
+	ex, exErrs := newExcluder(l)
+	for i := range exErrs {
+		tasks = append(tasks, loadTask{err: &exErrs[i]})
+	}
 	stdinSeen := false
 	for _, p := range paths {
 		if p == "-" {
@@ -83,7 +108,7 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -105,13 +130,16 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 	}
 	wg.Wait()
 
-	var objects []Object
-	var errs []LoadError
+	var out Loaded
 	for _, r := range results {
-		objects = append(objects, r.objects...)
-		errs = append(errs, r.errors...)
+		out.Objects = append(out.Objects, r.objects...)
+		out.Errors = append(out.Errors, r.errors...)
+		out.Skipped += r.skipped
 	}
-	return objects, errs
+	if ex != nil {
+		out.Excluded = ex.excluded
+	}
+	return out
 }
 
 // run reads and decodes one task.
@@ -129,8 +157,8 @@ func (l *Loader) run(t loadTask) loadResult {
 	if err != nil {
 		return loadResult{errors: []LoadError{*err}}
 	}
-	objs, errs := LoadBytes(t.shown, data)
-	return loadResult{objects: objs, errors: errs}
+	objs, errs, skipped := decodeFile(t.shown, data, !l.AllKinds)
+	return loadResult{objects: objs, errors: errs, skipped: skipped}
 }
 
 func (l *Loader) readStdin() ([]byte, *LoadError) {
@@ -150,15 +178,22 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
 		return append(tasks, loadTask{err: &LoadError{Path: shown, Message: fsErrorMessage(err)}})
 	}
+	if ex != nil {
+		excluded, errs := ex.root(p, fi.IsDir())
+		tasks = append(tasks, errs...)
+		if excluded {
+			return tasks
+		}
+	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p, follow)
+		return walkLoadTasks(tasks, p, follow, ex)
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
@@ -167,7 +202,7 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool) []loadTask {
 }
 
 // walkLoadTasks appends the tasks for the manifest files under root.
-func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
+func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder) []loadTask {
 	walkRoot := root
 	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -191,9 +226,18 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool) []loadTask {
 			if path != walkRoot && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if ex != nil {
+				if path != walkRoot && ex.skip(path, true) {
+					return filepath.SkipDir // not read at all
+				}
+				tasks = append(tasks, ex.enter(path)...)
+			}
 			return nil
 		}
 		if !isManifestName(name) {
+			return nil
+		}
+		if ex != nil && ex.skip(path, false) {
 			return nil
 		}
 		shown := filepath.ToSlash(path)
@@ -317,15 +361,17 @@ type yamlDocument struct {
 	data []byte
 }
 
-// splitYAMLDocuments splits a YAML stream on document markers: a line that
-// is "---" or starts with "--- " or "---\t" starts a document (the marker
-// line, and whatever follows the marker, belongs to it); a "..." line ends
-// one. Comment, blank and directive lines before a "---" belong to the
-// document it starts. Documents holding only such lines are dropped.
-func splitYAMLDocuments(data []byte) []yamlDocument {
-	var docs []yamlDocument
+// splitYAMLDocuments splits a YAML stream on document markers and calls
+// each for every document, in order: a line that is "---" or starts with
+// "--- " or "---\t" starts a document (the marker line, and whatever follows
+// the marker, belongs to it); a "..." line ends one. Comment, blank and
+// directive lines before a "---" belong to the document it starts. Documents
+// holding only such lines, or only a marker, are dropped without being
+// decoded, so a file of bare "---" lines costs one pass over its bytes.
+func splitYAMLDocuments(data []byte, each func(yamlDocument)) {
 	start, startLine := 0, 1
-	content := false // the current document has more than comments
+	content := false // the current document has more than comments and markers
+	marker := false  // the current document has a marker line
 	line := 1
 	for off := 0; off < len(data); line++ {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -339,17 +385,23 @@ func splitYAMLDocuments(data []byte) []yamlDocument {
 		text := bytes.TrimSuffix(data[off:end], []byte("\r"))
 		switch {
 		case isDocumentMarker(text, '-'):
-			if content {
-				docs = append(docs, yamlDocument{startLine, data[start:off]})
+			switch {
+			case content:
+				each(yamlDocument{startLine, data[start:off]})
+				start, startLine = off, line
+			case marker:
+				// The document the previous marker started is empty: drop it.
 				start, startLine = off, line
 			}
-			content = true
+			marker = true
+			rest := bytes.TrimLeft(text[3:], " \t")
+			content = len(rest) > 0 && rest[0] != '#'
 		case isDocumentMarker(text, '.'):
 			if content {
-				docs = append(docs, yamlDocument{startLine, data[start:next]})
+				each(yamlDocument{startLine, data[start:next]})
 			}
 			start, startLine = next, line+1
-			content = false
+			content, marker = false, false
 		case !content:
 			t := bytes.TrimLeft(text, " \t")
 			content = len(t) > 0 && t[0] != '#' && text[0] != '%'
@@ -357,9 +409,8 @@ func splitYAMLDocuments(data []byte) []yamlDocument {
 		off = next
 	}
 	if content {
-		docs = append(docs, yamlDocument{startLine, data[start:]})
+		each(yamlDocument{startLine, data[start:]})
 	}
-	return docs
 }
 
 // isDocumentMarker reports whether line is "---" (c '-') or "..." (c '.'),
@@ -370,8 +421,6 @@ func isDocumentMarker(line []byte, c byte) bool {
 	}
 	return len(line) == 3 || line[3] == ' ' || line[3] == '\t'
 }
-
-var utf8BOM = []byte("\xef\xbb\xbf")
 
 // LoadBytes decodes the content of one file (YAML, possibly with several
 // documents, or JSON) named path. It returns the Kubernetes objects found and
@@ -388,30 +437,51 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // (scanner errors point at the offending line, parser errors such as "did
 // not find expected key" at the start of the enclosing collection) or, when
 // it names none, at the document's first line. A leading UTF-8 BOM is
-// ignored and CRLF line ends are accepted; content with NUL bytes is
-// reported as "not a text file".
+// ignored, UTF-16 and UTF-32 (with a byte order mark, or recognised as YAML
+// 1.2 §5.2 says) are converted, and CRLF line ends are accepted; other
+// content with NUL bytes is reported as "not a text file", and a document with
+// bytes that are not UTF-8 (Latin-1, say) as such at their line.
 func LoadBytes(path string, data []byte) ([]Object, []LoadError) {
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, []LoadError{{Path: path, Message: "not a text file"}}
+	objs, errs, _ := decodeFile(path, data, false)
+	return objs, errs
+}
+
+// decodeFile is LoadBytes; with filter, objects of kinds no rule reads are
+// dropped before conversion and counted.
+func decodeFile(path string, data []byte, filter bool) ([]Object, []LoadError, int) {
+	data, lerr := decodeText(path, data)
+	if lerr != nil {
+		return nil, []LoadError{*lerr}, 0
 	}
+	d := docDecoder{path: path, filter: filter}
 	var objects []Object
 	var errs []LoadError
-	fileAliasValues := 0
-	for _, doc := range splitYAMLDocuments(data) {
-		objs, err := decodeYAMLDocument(path, doc, &fileAliasValues)
+	splitYAMLDocuments(data, func(doc yamlDocument) {
+		objs, err := d.decode(doc)
 		objects = append(objects, objs...)
 		if err != nil {
 			errs = append(errs, *err)
 		}
-	}
-	return objects, errs
+	})
+	return objects, errs, d.skipped
 }
 
-// decodeYAMLDocument decodes one document; a document that yaml.v3 sees
-// as several (which the splitter should prevent) is decoded whole.
-func decodeYAMLDocument(path string, doc yamlDocument, fileAliasValues *int) (objs []Object, lerr *LoadError) {
+// docDecoder decodes the documents of one file.
+type docDecoder struct {
+	path            string
+	filter          bool // drop (and count) objects of kinds no rule reads
+	fileAliasValues int
+	skipped         int
+}
+
+// decode decodes one document; a document that yaml.v3 sees as several
+// (which the splitter should prevent) is decoded whole.
+func (d *docDecoder) decode(doc yamlDocument) (objs []Object, lerr *LoadError) {
+	path := d.path
 	offset := doc.line - 1
+	if line, msg, bad := invalidUTF8(doc.data); bad {
+		return nil, &LoadError{Path: path, Line: offset + line, Message: msg}
+	}
 	defer func() {
 		// yaml.v3 turns its own panics into errors; this guards against
 		// anything else so that one document cannot take the run down.
@@ -429,7 +499,7 @@ func decodeYAMLDocument(path string, doc yamlDocument, fileAliasValues *int) (ob
 			line, msg := yamlErrorLine(err.Error(), doc.data)
 			return objs, &LoadError{Path: path, Line: offset + line, Message: msg}
 		}
-		found, err := documentObjects(path, &node, offset, fileAliasValues)
+		found, err := d.objects(&node, offset)
 		objs = append(objs, found...)
 		if err != nil {
 			return objs, err
@@ -519,8 +589,9 @@ var (
 	namespaceTerm  = ast.InternedTerm("namespace")
 )
 
-// documentObjects returns the objects of one decoded document.
-func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *int) ([]Object, *LoadError) {
+// objects returns the objects of one decoded document.
+func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) {
+	path := d.path
 	root := doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
@@ -531,18 +602,21 @@ func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *i
 	if root.Kind != yaml.MappingNode || !mayHaveKind(root) {
 		return nil, nil
 	}
-	c := yamlConverter{lineOffset: offset, fileAliasValues: fileAliasValues}
+	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues}
+	if d.filter {
+		if kind, apiVersion, ok := peekKind(root); ok {
+			if strings.HasSuffix(kind, "List") {
+				return d.listItems(&c, root, kind, apiVersion, offset)
+			}
+			if !ReadKind(apiVersion, kind) {
+				d.skipped++
+				return nil, nil
+			}
+		}
+	}
 	t, err := c.term(root)
 	if err != nil {
-		line, msg := 0, err.Error()
-		var ye *YAMLError
-		if errors.As(err, &ye) {
-			line, msg = ye.Line, ye.Message
-		}
-		if line == 0 {
-			line = offset + root.Line
-		}
-		return nil, &LoadError{Path: path, Line: line, Message: msg}
+		return nil, conversionError(path, err, offset+root.Line)
 	}
 	obj, ok := t.Value.(ast.Object)
 	if !ok {
@@ -553,9 +627,150 @@ func documentObjects(path string, doc *yaml.Node, offset int, fileAliasValues *i
 		return nil, nil
 	}
 	if items, ok := listItems(obj, kind); ok {
-		return listObjects(path, root, obj, kind, items, offset), nil
+		return d.keep(listObjects(path, root, obj, kind, items, offset)), nil
 	}
-	return []Object{newObject(path, offset+firstKeyLine(root), obj)}, nil
+	return d.keep([]Object{newObject(path, offset+firstKeyLine(root), obj)}), nil
+}
+
+// keep drops, when filtering, the objects of kinds no rule reads (those whose
+// kind only a merge key or an alias revealed).
+func (d *docDecoder) keep(objs []Object) []Object {
+	if !d.filter {
+		return objs
+	}
+	kept := objs[:0]
+	for _, o := range objs {
+		if ReadKind(o.APIVersion, o.Kind) {
+			kept = append(kept, o)
+		} else {
+			d.skipped++
+		}
+	}
+	return kept
+}
+
+// listItems returns the objects of a List document whose items are filtered
+// before conversion: each item of a kind no rule reads is only counted.
+func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersion string, offset int) ([]Object, *LoadError) {
+	var items *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
+			items = resolveAlias(root.Content[i+1])
+		}
+	}
+	if items == nil || items.Kind != yaml.SequenceNode {
+		if kind == "List" {
+			return nil, nil // an empty List
+		}
+		d.skipped++ // a FooList without items: an object of kind FooList
+		return nil, nil
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	var objs []Object
+	for _, n := range items.Content {
+		n = resolveAlias(n)
+		if n.Kind != yaml.MappingNode {
+			continue
+		}
+		k, v, ok := peekKind(n)
+		if !ok && mayHaveKind(n) {
+			// The item's kind comes from a merge key: convert it to know.
+			t, err := c.term(n)
+			if err != nil {
+				return objs, conversionError(d.path, err, offset+n.Line)
+			}
+			o, isObj := t.Value.(ast.Object)
+			if !isObj {
+				continue
+			}
+			objs = append(objs, d.keep([]Object{newObject(d.path, offset+firstKeyLine(n), o)})...)
+			continue
+		}
+		named := k != ""
+		if !named {
+			if kind == "List" {
+				continue // items of a List carry their kind
+			}
+			k = itemKind
+			if v == "" {
+				v = apiVersion
+			}
+		}
+		if !ReadKind(v, k) {
+			d.skipped++
+			continue
+		}
+		t, err := c.term(n)
+		if err != nil {
+			return objs, conversionError(d.path, err, offset+n.Line)
+		}
+		o, isObj := t.Value.(ast.Object)
+		if !isObj {
+			continue
+		}
+		if !named {
+			o.Insert(kindTerm, ast.StringTerm(k))
+			if o.Get(apiVersionTerm) == nil && v != "" {
+				o.Insert(apiVersionTerm, ast.StringTerm(v))
+			}
+		}
+		objs = append(objs, newObject(d.path, offset+firstKeyLine(n), o))
+	}
+	return objs, nil
+}
+
+// conversionError turns an error of the YAML converter into a LoadError, at
+// line when the error names none.
+func conversionError(path string, err error, line int) *LoadError {
+	l, msg := 0, err.Error()
+	var ye *YAMLError
+	if errors.As(err, &ye) {
+		l, msg = ye.Line, ye.Message
+	}
+	if l == 0 {
+		l = line
+	}
+	return &LoadError{Path: path, Line: l, Message: msg}
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// peekKind reads a mapping's kind and apiVersion from its nodes, without
+// converting it: ok when kind is written as a string and apiVersion is too or
+// no merge key could bring one. An explicit key wins over merged ones, so
+// what is read here is what conversion would give.
+func peekKind(m *yaml.Node) (kind, apiVersion string, ok bool) {
+	hasKind, hasAPIVersion, merge := false, false, false
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := resolveAlias(m.Content[i])
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if yamlMergeKey(k) {
+			merge = true
+			continue
+		}
+		v := resolveAlias(m.Content[i+1])
+		str := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str"
+		switch k.Value {
+		case "kind":
+			hasKind = true
+			if str {
+				kind = v.Value
+			}
+		case "apiVersion":
+			hasAPIVersion = true
+			if str {
+				apiVersion = v.Value
+			}
+		}
+	}
+	return kind, apiVersion, hasKind && (hasAPIVersion || !merge)
 }
 
 // mayHaveKind reports whether a mapping has a "kind" key or a merge key

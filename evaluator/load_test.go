@@ -327,18 +327,17 @@ func TestLoadBytesBinary(t *testing.T) {
 	for _, data := range [][]byte{
 		[]byte("apiVersion: v1\x00kind: Pod\n"),
 		{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0},
-		{0xff, 0xfe, 'k', 0, 'i', 0, 'n', 0, 'd', 0}, // UTF-16
+		{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d},
 	} {
 		objs, errs := LoadBytes("bin.yaml", data)
-		want := []LoadError{{Path: "bin.yaml", Message: "not a text file"}}
-		if len(objs) != 0 || !reflect.DeepEqual(errs, want) {
-			t.Fatalf("LoadBytes(%q) = %v, %v; want %v", data, objs, errs, want)
+		if len(objs) != 0 || len(errs) != 1 || !strings.HasPrefix(errs[0].Message, "not a text file") {
+			t.Fatalf("LoadBytes(%q) = %v, %v; want not a text file", data, objs, errs)
 		}
 	}
-	// Invalid UTF-8 without NUL bytes is a YAML error.
-	_, errs := LoadBytes("latin1.yaml", []byte("kind: Pod\nx: caf\xe9\n"))
-	if len(errs) != 1 || !strings.Contains(errs[0].Message, "UTF-8") {
-		t.Fatalf("errors = %v", errs)
+	// Invalid UTF-8 without NUL bytes is reported at its line and column.
+	_, errs := LoadBytes("latin1.yaml", []byte("kind: Pod\nmetadata:\n  name: caf\xe9\n"))
+	if len(errs) != 1 || errs[0].Line != 3 || !strings.Contains(errs[0].Message, "invalid UTF-8: byte 0xe9 at column 12") {
+		t.Fatalf("errors = %v, want invalid UTF-8 at line 3, column 12", errs)
 	}
 }
 
@@ -357,7 +356,11 @@ func TestSplitYAMLDocuments(t *testing.T) {
 		{"a: 1", []doc{{1, "a: 1"}}},
 		{"# c\n---\na: 1\n", []doc{{1, "# c\n---\na: 1\n"}}},
 		{"a: 1\n---\nb: 2\n", []doc{{1, "a: 1\n"}, {2, "---\nb: 2\n"}}},
-		{"---\n--- x\n---\t{y: 1}\n", []doc{{1, "---\n"}, {2, "--- x\n"}, {3, "---\t{y: 1}\n"}}},
+		{"---\n--- x\n---\t{y: 1}\n", []doc{{2, "--- x\n"}, {3, "---\t{y: 1}\n"}}},
+		// Bare markers make no document; comments before the last one stay.
+		{"---\n---\n# c\n---\na: 1\n---\n---\n", []doc{{4, "---\na: 1\n"}}},
+		{"# c\n---\n--- # only a comment\n...\n", nil},
+		{"--- |\n  text\n", []doc{{1, "--- |\n  text\n"}}},
 		{"a: 1\n...\n# c\n...\nb: 2\n", []doc{{1, "a: 1\n...\n"}, {5, "b: 2\n"}}},
 		{"a: 1\r\n---\r\nb: 2\r\n", []doc{{1, "a: 1\r\n"}, {2, "---\r\nb: 2\r\n"}}},
 		// Not markers: indented, or followed by other characters.
@@ -366,9 +369,9 @@ func TestSplitYAMLDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []doc
-		for _, d := range splitYAMLDocuments([]byte(tt.src)) {
+		splitYAMLDocuments([]byte(tt.src), func(d yamlDocument) {
 			got = append(got, doc{d.line, string(d.data)})
-		}
+		})
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("splitYAMLDocuments(%q) = %v, want %v", tt.src, got, tt.want)
 		}
@@ -385,13 +388,13 @@ func TestLoaderDirectoryWalk(t *testing.T) {
 		{dir + "/sub/d.yaml", 1, "v1", "ConfigMap", "", "d"},
 	}
 	for _, arg := range []string{dir, dir + "/", "./" + dir} {
-		var l Loader
+		l := Loader{AllKinds: true}
 		objs, errs := l.Load([]string{arg})
 		wantNoErrors(t, errs)
 		wantObjects(t, objs, want)
 	}
 	// A hidden directory or a file of any name given explicitly is read.
-	var l Loader
+	l := Loader{AllKinds: true}
 	objs, errs := l.Load([]string{dir + "/.hidden", dir + "/README.md"})
 	wantNoErrors(t, errs)
 	wantObjects(t, objs, []objectSummary{
@@ -402,7 +405,7 @@ func TestLoaderDirectoryWalk(t *testing.T) {
 
 func TestLoaderArgumentOrder(t *testing.T) {
 	const dir = "testdata/load/tree"
-	var l Loader
+	l := Loader{AllKinds: true}
 	objs, errs := l.Load([]string{dir + "/b.yaml", "testdata/load/missing.yaml", dir + "/a.yml", dir + "/sub", "testdata/load/multidoc_broken.yaml"})
 	wantObjects(t, objs, []objectSummary{
 		{dir + "/b.yaml", 1, "v1", "ConfigMap", "", "b"},
@@ -428,7 +431,7 @@ func TestLoaderArgumentOrder(t *testing.T) {
 		want = append(want, objectSummary{p, 1, "", "A", "", fmt.Sprint("a", i)}, objectSummary{p, 4, "", "B", "", fmt.Sprint("b", i)})
 	}
 	for range 3 {
-		var l Loader
+		l := Loader{AllKinds: true}
 		objs, errs := l.Load([]string{tmp})
 		wantNoErrors(t, errs)
 		wantObjects(t, objs, want)
@@ -436,7 +439,7 @@ func TestLoaderArgumentOrder(t *testing.T) {
 }
 
 func TestLoaderNonexistentPath(t *testing.T) {
-	var l Loader
+	l := Loader{AllKinds: true}
 	objs, errs := l.Load([]string{"testdata/load/does-not-exist.yaml", "testdata/load/no-dir/"})
 	if len(objs) != 0 || len(errs) != 2 {
 		t.Fatalf("got %v, %v", objs, errs)
@@ -446,7 +449,7 @@ func TestLoaderNonexistentPath(t *testing.T) {
 			t.Errorf("error %d = %+v", i, errs[i])
 		}
 	}
-	if objs, errs := (&Loader{}).Load(nil); objs != nil || errs != nil {
+	if objs, errs := (&Loader{AllKinds: true}).Load(nil); objs != nil || errs != nil {
 		t.Fatalf("Load(nil) = %v, %v", objs, errs)
 	}
 }
@@ -460,7 +463,7 @@ func TestLoaderOversizedFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l := Loader{MaxFileSize: 100}
+	l := Loader{AllKinds: true, MaxFileSize: 100}
 	objs, errs := l.Load([]string{tmp})
 	bigPath := filepath.ToSlash(filepath.Join(tmp, "big.yaml"))
 	wantObjects(t, objs, []objectSummary{{filepath.ToSlash(filepath.Join(tmp, "small.yaml")), 1, "", "Small", "", ""}})
@@ -469,12 +472,12 @@ func TestLoaderOversizedFile(t *testing.T) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
 	// A file exactly at the limit is read.
-	l = Loader{MaxFileSize: int64(len(small))}
+	l = Loader{AllKinds: true, MaxFileSize: int64(len(small))}
 	if objs, errs := l.Load([]string{filepath.Join(tmp, "small.yaml")}); len(objs) != 1 || len(errs) != 0 {
 		t.Fatalf("at the limit: %v, %v", objs, errs)
 	}
 	// The default applies when MaxFileSize is 0.
-	if got := (&Loader{}).maxFileSize(); got != DefaultMaxFileSize || DefaultMaxFileSize != 32<<20 {
+	if got := (&Loader{AllKinds: true}).maxFileSize(); got != DefaultMaxFileSize || DefaultMaxFileSize != 32<<20 {
 		t.Fatalf("default limit = %d", got)
 	}
 }
@@ -518,13 +521,13 @@ func TestLoaderFIFO(t *testing.T) {
 	}
 	want := []LoadError{{Path: filepath.ToSlash(fifo), Message: "not a regular file (named pipe)"}}
 	// Found in a walk.
-	objs, errs := runLoad(t, &Loader{}, tmp)
+	objs, errs := runLoad(t, &Loader{AllKinds: true}, tmp)
 	wantObjects(t, objs, []objectSummary{{filepath.ToSlash(filepath.Join(tmp, "ok.yaml")), 1, "", "OK", "", ""}})
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
 	// Given explicitly.
-	objs, errs = runLoad(t, &Loader{}, fifo)
+	objs, errs = runLoad(t, &Loader{AllKinds: true}, fifo)
 	if len(objs) != 0 || !reflect.DeepEqual(errs, want) {
 		t.Fatalf("got %v, %v; want %v", objs, errs, want)
 	}
@@ -559,7 +562,7 @@ func TestLoaderSymlinks(t *testing.T) {
 	symlinkOrSkip(t, "dir/a.yaml", filepath.Join(tmp, "filelink.yml")) // a link to a file given explicitly
 
 	slash := func(parts ...string) string { return filepath.ToSlash(filepath.Join(parts...)) }
-	objs, errs := runLoad(t, &Loader{}, dir)
+	objs, errs := runLoad(t, &Loader{AllKinds: true}, dir)
 	wantObjects(t, objs, []objectSummary{
 		{slash(dir, "a.yaml"), 1, "", "A", "", ""},
 		{slash(dir, "link.yaml"), 1, "", "A", "", ""},
@@ -571,7 +574,7 @@ func TestLoaderSymlinks(t *testing.T) {
 		t.Fatalf("errors = %v", errs)
 	}
 
-	objs, errs = runLoad(t, &Loader{}, filepath.Join(tmp, "dirlink"), filepath.Join(tmp, "filelink.yml"))
+	objs, errs = runLoad(t, &Loader{AllKinds: true}, filepath.Join(tmp, "dirlink"), filepath.Join(tmp, "filelink.yml"))
 	wantObjects(t, objs, []objectSummary{
 		{slash(tmp, "dirlink", "a.yaml"), 1, "", "A", "", ""},
 		{slash(tmp, "dirlink", "link.yaml"), 1, "", "A", "", ""},
@@ -588,14 +591,14 @@ func TestLoaderFileRemovedAfterWalk(t *testing.T) {
 	if err := os.WriteFile(path, []byte("kind: A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tasks := collectLoadTasks(nil, tmp, false)
+	tasks := collectLoadTasks(nil, tmp, false, nil)
 	if len(tasks) != 1 || tasks[0].err != nil {
 		t.Fatalf("tasks = %+v", tasks)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	l := Loader{}
+	l := Loader{AllKinds: true}
 	r := l.run(tasks[0])
 	if len(r.objects) != 0 || len(r.errors) != 1 || r.errors[0].Path != filepath.ToSlash(path) || !strings.Contains(r.errors[0].Message, "no such file") {
 		t.Fatalf("result = %+v", r)
@@ -618,14 +621,14 @@ func TestLoaderUnreadableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(locked, 0o755)
-	objs, errs := (&Loader{}).Load([]string{tmp})
+	objs, errs := (&Loader{AllKinds: true}).Load([]string{tmp})
 	if len(objs) != 1 || len(errs) != 1 || errs[0].Path != filepath.ToSlash(locked) || !strings.Contains(errs[0].Message, "permission denied") {
 		t.Fatalf("got %v, %v", objs, errs)
 	}
 }
 
 func TestLoaderStdin(t *testing.T) {
-	l := Loader{Stdin: strings.NewReader("# from a pipe\nkind: A\n---\nkind: B\nx: [\n---\nkind: C\n")}
+	l := Loader{AllKinds: true, Stdin: strings.NewReader("# from a pipe\nkind: A\n---\nkind: B\nx: [\n---\nkind: C\n")}
 	objs, errs := l.Load([]string{"-", "testdata/load/tree/b.yaml", "-"})
 	wantObjects(t, objs, []objectSummary{
 		{"<stdin>", 2, "", "A", "", ""},
@@ -636,7 +639,7 @@ func TestLoaderStdin(t *testing.T) {
 		t.Fatalf("errors = %v", errs)
 	}
 	// Standard input is bounded too.
-	l = Loader{Stdin: strings.NewReader(strings.Repeat("#", 101)), MaxFileSize: 100}
+	l = Loader{AllKinds: true, Stdin: strings.NewReader(strings.Repeat("#", 101)), MaxFileSize: 100}
 	objs, errs = l.Load([]string{"-"})
 	want := []LoadError{{Path: "<stdin>", Message: "input is larger than the limit of 100 bytes"}}
 	if len(objs) != 0 || !reflect.DeepEqual(errs, want) {
@@ -663,6 +666,10 @@ func FuzzLoadBytes(f *testing.F) {
 		"--- |\n  text\n...\n%YAML 1.2\n---\nkind: B\n",
 		"kind: A\nx: !!int 0x1F\ny: !!float .inf\nz: !!binary aGk=\n",
 		billionLaughs(4),
+		"apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\n",
+		"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: argoproj.io/v1alpha1, kind: Application, metadata: {name: a}}\n- {apiVersion: v1, kind: Secret}\n",
+		"apiVersion: kargo.akuity.io/v1alpha1\nkind: StageList\nitems: [{metadata: {name: s}}, &x {kind: Warehouse}, *x]\n",
+		"base: &b {apiVersion: argoproj.io/v1alpha1, kind: Application}\n---\n<<: {apiVersion: argoproj.io/v1alpha1, kind: ApplicationSet}\nmetadata: {name: m}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -683,6 +690,26 @@ func FuzzLoadBytes(f *testing.F) {
 		for _, e := range errs {
 			if e.Path != "fuzz.yaml" || e.Line < 0 || e.Line > lines || e.Message == "" {
 				t.Fatalf("bad error %+v (file has %d lines)", e, lines)
+			}
+		}
+		// Dropping the kinds no rule reads before conversion keeps exactly the
+		// objects of the kinds the rules read, and counts the others.
+		if len(errs) > 0 {
+			return
+		}
+		kept, ferrs, skipped := decodeFile("fuzz.yaml", data, true)
+		var want []Object
+		for _, o := range objs {
+			if ReadKind(o.APIVersion, o.Kind) {
+				want = append(want, o)
+			}
+		}
+		if len(ferrs) > 0 || len(kept) != len(want) || skipped != len(objs)-len(want) {
+			t.Fatalf("filtered: %d objects, %d skipped, errors %v; want %d objects, %d skipped", len(kept), skipped, ferrs, len(want), len(objs)-len(want))
+		}
+		for i := range kept {
+			if kept[i].Line != want[i].Line || kept[i].Value.Compare(want[i].Value) != 0 {
+				t.Fatalf("filtered object %d differs:\n%v\n%v", i, kept[i].Value, want[i].Value)
 			}
 		}
 	})
@@ -733,11 +760,11 @@ func TestLoaderSymlinkOutsideRoot(t *testing.T) {
 	}
 	os.Symlink(filepath.Join(root, "inside.yaml"), filepath.Join(root, "in.yaml"))
 
-	objs, errs := (&Loader{}).Load([]string{root})
+	objs, errs := (&Loader{AllKinds: true}).Load([]string{root})
 	if len(objs) != 2 || len(errs) != 1 || !strings.Contains(errs[0].Message, "outside") || !strings.HasSuffix(errs[0].Path, "out.yaml") {
 		t.Errorf("default: %d objects, errors %v", len(objs), errs)
 	}
-	objs, errs = (&Loader{FollowSymlinks: true}).Load([]string{root})
+	objs, errs = (&Loader{AllKinds: true, FollowSymlinks: true}).Load([]string{root})
 	if len(objs) != 3 || len(errs) != 0 {
 		t.Errorf("follow: %d objects, errors %v", len(objs), errs)
 	}
@@ -756,7 +783,7 @@ func TestLoaderSparseHugeFile(t *testing.T) {
 	}
 	f.Close()
 	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), 0o644)
-	objs, errs := (&Loader{}).Load([]string{dir})
+	objs, errs := (&Loader{AllKinds: true}).Load([]string{dir})
 	if len(objs) != 1 || len(errs) != 1 || !strings.Contains(errs[0].Message, "limit") || !strings.HasSuffix(errs[0].Path, "huge.yaml") {
 		t.Errorf("objects %d, errors %v", len(objs), errs)
 	}

@@ -91,7 +91,14 @@ type yamlConverter struct {
 	// active holds the anchored nodes being converted, to detect aliases
 	// that refer to a node containing them.
 	active map[*yaml.Node]struct{}
+	// keyProbes counts key comparisons and index lookups while building
+	// mappings (tests check that it grows linearly with the keys).
+	keyProbes int
 }
+
+// smallMapping is the number of pairs up to which a mapping finds keys by
+// scanning them (cheaper than a map for the usual handful).
+const smallMapping = 8
 
 // errorf returns an error at a node line (made absolute with lineOffset).
 func (c *yamlConverter) errorf(line int, format string, args ...any) *YAMLError {
@@ -210,18 +217,20 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 	npairs := len(n.Content) / 2
 	pairs := make([][2]*ast.Term, 0, npairs)
 	lines := make([]int, 0, npairs) // line of each key, for duplicate errors
-	var index map[string]int        // key -> position in pairs, for large mappings
-	if npairs > 8 {
-		index = make(map[string]int, npairs)
-	}
+	// index maps a key to its position in pairs once there are more than a
+	// few pairs (written or merged), so that finding a key costs O(1) and a
+	// mapping costs O(its pairs) however many keys merges bring.
+	var index map[string]int
 	find := func(key string) int {
 		if index != nil {
+			c.keyProbes++
 			if i, ok := index[key]; ok {
 				return i
 			}
 			return -1
 		}
 		for i, p := range pairs {
+			c.keyProbes++
 			if string(p[0].Value.(ast.String)) == key {
 				return i
 			}
@@ -229,11 +238,17 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 		return -1
 	}
 	add := func(key string, v *ast.Term, line int) {
-		if index != nil {
-			index[key] = len(pairs)
-		}
 		pairs = append(pairs, [2]*ast.Term{ast.InternedTerm(key), v})
 		lines = append(lines, line)
+		switch {
+		case index != nil:
+			index[key] = len(pairs) - 1
+		case len(pairs) > smallMapping:
+			index = make(map[string]int, max(npairs, 2*len(pairs)))
+			for i, p := range pairs {
+				index[string(p[0].Value.(ast.String))] = i
+			}
+		}
 	}
 
 	var merge *yaml.Node

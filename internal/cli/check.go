@@ -9,6 +9,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/output"
+	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
 var failLevels = []string{"error", "warning", "info", "never"}
@@ -27,7 +28,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
 	fs.StringVar(&f.color, "color", output.ColorAuto, "colour the text output: "+joinOr(output.ColorModes())+" (auto: when stdout is a terminal and NO_COLOR is unset)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
-	f.inputs.register(fs)
+	f.inputs.registerAll(fs)
 	return fs, f
 }
 
@@ -48,7 +49,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	fs, f := newCheckFlags("check")
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster. Paths matched by --exclude, by exclude:\nin .flipflop.yaml or by a .flipflopignore file (.gitignore syntax) are not read.\n\nExit codes: 0 clean; 1 findings at or above --fail-on; 2 a usage error, an input that could not\nbe read, or no Kargo Stage and no Argo CD Application among the inputs (unless --allow-empty).\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -67,7 +68,9 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	report.Errors = append(report.Errors, in.errs...)
-	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: Version}); err != nil {
+	report.Excluded = in.excluded
+	report.Summary.Skipped = in.skipped
+	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}); err != nil {
 		return err
 	}
 	return verdict(report, f.failOn)

@@ -80,11 +80,11 @@ func TestJSONContract(t *testing.T) {
 	if r != want {
 		t.Errorf("first resource %+v, want %+v", r, want)
 	}
-	if report.Summary != (evaluator.Summary{Objects: 6, Error: 1, Warning: 1}) {
+	if report.Summary != (evaluator.Summary{Objects: 4, Skipped: 2, Error: 1, Warning: 1}) {
 		t.Errorf("summary %+v", report.Summary)
 	}
 	// Field names of the contract, spelled exactly.
-	for _, key := range []string{`"rule"`, `"severity"`, `"title"`, `"message"`, `"remediation"`, `"resources"`, `"apiVersion"`, `"kind"`, `"namespace"`, `"name"`, `"file"`, `"line"`, `"objects"`, `"error"`, `"warning"`, `"info"`} {
+	for _, key := range []string{`"rule"`, `"severity"`, `"title"`, `"message"`, `"remediation"`, `"resources"`, `"apiVersion"`, `"kind"`, `"namespace"`, `"name"`, `"file"`, `"line"`, `"objects"`, `"skipped"`, `"error"`, `"warning"`, `"info"`} {
 		if !strings.Contains(stdout, key) {
 			t.Errorf("JSON lacks key %s", key)
 		}
@@ -155,7 +155,7 @@ func TestTextNamesEverything(t *testing.T) {
 		"../../examples/contradiction/kargo.yaml:18",
 		"auto-sync on",
 		"Stage-specific branches (recommended)",
-		"6 objects checked: 1 error, 1 warning, 0 info",
+		"4 objects checked (2 more skipped: no rule reads their kind): 1 error, 1 warning, 0 info",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, stdout)

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
 // IO is where a command reads and writes.
@@ -15,9 +17,6 @@ type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
 }
-
-// Version is set at build time with -ldflags "-X github.com/flipflop-dev/flipflop/internal/cli.Version=...".
-var Version = "dev"
 
 const usage = `flipflop finds configuration contradictions between Kargo and Argo CD.
 
@@ -27,16 +26,17 @@ Usage:
   flipflop explain RULE            print a rule's documentation (why it breaks, fixes, waivers)
   flipflop explain [flags] PATH... replay each shared-branch contradiction as a promotion timeline
   flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot); contradictions in red
-  flipflop fix [flags] PATH...     preview the ways out of the findings as a patch of the files
+  flipflop fix [flags] PATH...     preview the ways out of the findings as a patch (--way W --apply writes it)
   flipflop rules                   list the rules
   flipflop export TARGET DIR|-     write the policies for conftest, Gatekeeper or as an OPA bundle
-  flipflop version                 print the version
+  flipflop version                 print the version, commit and build (also: flipflop --version)
   flipflop help                    show this help
 
 Exit codes:
   0  no finding at or above --fail-on, every input read
   1  findings at or above --fail-on
-  2  usage error, or some input could not be read (findings from the rest are still printed)
+  2  usage error; some input could not be read (findings from the rest are still printed);
+     or the inputs hold no Kargo Stage and no Argo CD Application (--allow-empty accepts that)
 
 Run 'flipflop check --help' and 'flipflop diagnose --help' for their flags.
 `
@@ -63,8 +63,10 @@ func Run(ctx context.Context, args []string, stdio IO) error {
 		return runRules(ctx, args[1:], stdio)
 	case "export":
 		return runExport(ctx, args[1:], stdio)
-	case "version", "--version":
-		fmt.Fprintf(stdio.Out, "flipflop %s\n", Version)
+	case "version":
+		return runVersion(args[1:], stdio)
+	case "--version":
+		fmt.Fprintf(stdio.Out, "flipflop %s\n", version.Get().Short())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdio.Out, usageText())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
+	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
 // clusterFlags select reading objects from a live cluster (--cluster) and how.
@@ -86,7 +87,7 @@ func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []ev
 		Kubeconfig: c.kubeconfig,
 		Context:    c.context,
 		Timeout:    c.timeout,
-		UserAgent:  "flipflop/" + Version,
+		UserAgent:  "flipflop/" + version.String(),
 	})
 	if err != nil {
 		return nil, []evaluator.LoadError{{Path: "cluster", Message: err.Error() + "; nothing was read from the cluster"}}, nil

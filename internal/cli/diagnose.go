@@ -20,7 +20,7 @@ func runDiagnose(ctx context.Context, args []string, stdio IO) error {
 	f := &diagnoseFlags{}
 	fs := pflag.NewFlagSet("diagnose", pflag.ContinueOnError)
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(diagnose.Formats()))
-	f.inputs.register(fs)
+	f.inputs.registerAll(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() {
 		fmt.Fprintf(stdio.Err, `Usage: %s diagnose --cluster [flags] [PATH...]
@@ -36,7 +36,8 @@ which win over the cluster's copies) can be given as well.
 Exit codes:
   0  no Stage is Unhealthy because of a configuration contradiction
   1  a flip-flop (or a revision that can never match) diagnosed
-  2  usage error, or some input could not be read
+  2  usage error, some input could not be read, or no Kargo Stage and no Argo CD
+     Application was found (unless --allow-empty)
 
 Flags:
 %s`, programName(), fs.FlagUsages())

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // Exit codes: flipflop's documented contract.
@@ -33,7 +35,7 @@ func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Spri
 type IncompleteError struct{ Count int }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("%d input error(s): the result covers only what could be read", e.Count)
+	return nounCount(e.Count, "input error") + ": the result covers only what could be read"
 }
 
 // ExitCode maps an error from Run to the process exit code, printing what the
@@ -47,13 +49,13 @@ func ExitCode(err error, w io.Writer) int {
 	case errors.Is(err, ErrFindings):
 		return ExitFindings
 	case errors.As(err, &usage):
-		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", usage.Msg)
+		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", safetext.Text(usage.Msg))
 		return ExitIncomplete
 	case errors.As(err, &incomplete):
 		fmt.Fprintf(w, "flipflop: %s\n", incomplete)
 		return ExitIncomplete
 	default:
-		fmt.Fprintf(w, "flipflop: %s\n", err)
+		fmt.Fprintf(w, "flipflop: %s\n", safetext.Text(err.Error()))
 		return ExitIncomplete
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/explain"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 const explainUsage = `Usage: %[1]s explain RULE
@@ -27,7 +28,8 @@ Applications and branch: the commit each promotion pushes, what each pinning Sta
 expects, what Argo CD then reports, and which Stage is Healthy after each
 promotion; then lists the other findings.
 
-Exit codes: 0, or 2 on a usage error or when some input could not be read.
+Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
+the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).
 
 Flags:
 %[2]s`
@@ -35,7 +37,7 @@ Flags:
 func runExplain(ctx context.Context, args []string, stdio IO) error {
 	var inputs inputFlags
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
-	inputs.register(fs)
+	inputs.registerAll(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprintf(stdio.Err, explainUsage, programName(), fs.FlagUsages()) }
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -50,6 +52,9 @@ func runExplain(ctx context.Context, args []string, stdio IO) error {
 	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
+	}
+	if in.empty && !inputs.allowEmpty {
+		return loadErrors(in.errs, stdio.Err) // nothing to explain
 	}
 	model, report, err := in.modelAndReport(ctx)
 	if err != nil {
@@ -96,7 +101,7 @@ func explainRule(ctx context.Context, arg string, w io.Writer) (done bool, err e
 // that exits 2, or nil when there are none.
 func loadErrors(errs []evaluator.LoadError, w io.Writer) error {
 	for _, e := range errs {
-		fmt.Fprintf(w, "%s: %s\n", programName(), e)
+		fmt.Fprintf(w, "%s: %s\n", programName(), safetext.Text(e.Error()))
 	}
 	if len(errs) > 0 {
 		return &IncompleteError{Count: len(errs)}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +14,9 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/fix"
+	"github.com/flipflop-dev/flipflop/internal/output"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
+	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
 // errNothingToFix: no finding fix handles, or none the chosen way applies to
@@ -32,18 +37,26 @@ const fixHelp = `Usage: flipflop fix [flags] PATH...
 
 Previews the ways out of the findings of
   %s
-as changes to the files that were read (nothing is written). Without --way it lists, per
-finding, the ways that apply, each with its trade-off and the command that previews it.
-With --way it prints the change for every finding that way applies to: a unified diff
-whose paths are relative to the root of the Git work tree (as git apply reads them; outside
-a work tree, to the current directory), so that
+as changes to the files that were read. Without --way it lists, per finding, the ways
+that apply, each with its trade-off and the command that previews it. With --way it
+prints the change for every finding that way applies to: a unified diff whose paths are
+relative to the top of the Git work tree (outside a work tree, to the current directory),
+or with -o yaml the patched documents. Notes and warnings go to standard error.
 
-  flipflop fix --way WAY PATH... | git apply
+To apply the change, either let fix write the files (only files under the PATHs given;
+it prints the diff, then checks the PATHs again and prints the result):
 
-applies it, or with -o yaml the patched documents. Notes and warnings go to standard error.
+  flipflop fix --way WAY --apply PATH...
 
-Exit codes: 0 a preview was printed, 1 nothing to fix, 2 a usage error or an input that
-could not be read.
+or apply the diff with git at the top of the work tree (git apply run in a subdirectory
+skips the files outside it; fix says so when that would happen):
+
+  flipflop fix --way WAY PATH... | git -C "$(git rev-parse --show-toplevel)" apply
+
+Exit codes: 0 a preview was printed (with --apply: written, and the check after it is
+clean at error level), 1 nothing to fix (with --apply: errors remain after the change),
+2 a usage error, an input that could not be read, no Kargo Stage and no Argo CD
+Application among the inputs, or a file that could not be written.
 
 Flags:
 %s`
@@ -52,9 +65,11 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	fs := pflag.NewFlagSet("fix", pflag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
 	var way, format string
+	var apply bool
 	var in inputFlags
 	fs.StringVar(&way, "way", "", "the way out to preview: "+joinOr(fixWays())+" (default: list the ways that apply)")
 	fs.StringVarP(&format, "output", "o", "diff", "with --way: "+joinOr(fixFormats)+" (a unified diff for git apply, or the patched documents)")
+	fs.BoolVar(&apply, "apply", false, "with --way: write the change to the files (only files under the PATHs given), print the diff, then check the PATHs again and print the result")
 	in.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules()), fs.FlagUsages())
@@ -69,39 +84,25 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	if !slices.Contains(fixFormats, format) {
 		return usagef("unknown output format %q for fix (want %s)", format, joinOr(fixFormats))
 	}
-	if in.cluster.enabled() {
-		return usagef("fix patches files: --cluster cannot be used with fix")
-	}
 	if slices.Contains(paths, "-") {
 		return usagef("fix patches files: standard input (-) cannot be used with fix")
 	}
-	if err := in.validate(paths); err != nil {
-		return err
+	if apply && way == "" {
+		return usagef("--apply needs --way: run '%s fix PATH...' to see the ways that apply", programName())
 	}
-	settings, err := in.settings()
+	if apply && format != "diff" {
+		return usagef("--apply prints the change as a diff: -o %s cannot be used with it", format)
+	}
+	l, err := in.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(ctx, settings)
-	if err != nil {
-		return err
-	}
-	objs, loadErrs, err := in.load(ctx, paths, stdio)
-	if err != nil {
-		return err
-	}
-	if len(loadErrs) > 0 {
+	if len(l.errs) > 0 {
 		// A patch computed from part of the estate could be wrong: print none.
-		for _, e := range loadErrs {
-			fmt.Fprintf(stdio.Err, "flipflop: %s\n", e)
-		}
-		return &IncompleteError{Count: len(loadErrs)}
+		return loadErrors(l.errs, stdio.Err)
 	}
-	report, err := ev.Evaluate(ctx, objs)
-	if err != nil {
-		return err
-	}
-	model, err := ev.Model(ctx, objs)
+	objs := l.objs
+	model, report, err := l.modelAndReport(ctx)
 	if err != nil {
 		return err
 	}
@@ -114,28 +115,93 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return errNothingToFix
 	}
 	if way == "" {
-		return listWays(stdio.Out, stdio.Err, plan, previewCommand(fs, paths))
+		var listing strings.Builder
+		err := listWays(&listing, stdio.Err, plan, previewCommand(fs, paths))
+		if _, werr := io.WriteString(stdio.Out, safetext.Lines(listing.String())); werr != nil {
+			return werr
+		}
+		return err
 	}
 	patch, err := plan.Patch(fix.Way(way))
 	if err != nil {
 		return err
 	}
 	for _, s := range patch.Skipped {
-		fmt.Fprintf(stdio.Err, "flipflop: %s does not apply to %s\n", way, s)
+		fmt.Fprintf(stdio.Err, "flipflop: %s does not apply to %s\n", way, safetext.Text(s))
 	}
 	if patch.Empty() {
 		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix with --way %s\n", way)
 		return errNothingToFix
 	}
 	for _, n := range patch.Notes {
-		fmt.Fprintf(stdio.Err, "note: %s\n", strings.ReplaceAll(n, "\n", "\n      "))
+		fmt.Fprint(stdio.Err, safetext.Lines("note: "+strings.ReplaceAll(n, "\n", "\n      ")+"\n"))
 	}
 	if format == "yaml" {
 		_, err = io.WriteString(stdio.Out, patch.YAML())
-	} else {
-		_, err = io.WriteString(stdio.Out, patch.Diff())
+		return err
 	}
-	return err
+	if _, err := io.WriteString(stdio.Out, patch.Diff()); err != nil {
+		return err
+	}
+	if !apply {
+		applyNote(stdio.Err, patch)
+		return nil
+	}
+	written, err := patch.Write(paths)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Err, "%s: wrote %s: %s\n", programName(), nounCount(len(written), "file"), strings.Join(written, ", "))
+	return recheck(ctx, &in, l.ev, paths, stdio)
+}
+
+// applyNote tells the user, when the diff's paths start above the working
+// directory and some file lies outside it, that git apply must run at the top
+// of the work tree: run in a subdirectory, it skips those files ("Skipped
+// patch") and exits 0.
+func applyNote(w io.Writer, patch *fix.Patch) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	top := fix.WorkTreeRoot(wd)
+	if top == wd {
+		return
+	}
+	for _, f := range patch.Files {
+		abs, err := filepath.Abs(filepath.FromSlash(f.Path))
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(wd, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			fmt.Fprintf(w, "note: the diff's paths start at the top of the Git work tree (%s) and %s lies outside this directory: "+
+				"git apply run here would skip it. Apply with: ... | git -C \"$(git rev-parse --show-toplevel)\" apply, or run fix with --apply.\n",
+				filepath.ToSlash(top), f.Path)
+			return
+		}
+	}
+}
+
+// recheck checks paths again after fix --apply and prints the text report:
+// the exit code is check's (0 clean, 1 findings at or above error, 2 input
+// errors).
+func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths []string, stdio IO) error {
+	r, err := in.load(ctx, paths, stdio)
+	if err != nil {
+		return err
+	}
+	report, err := ev.Evaluate(ctx, r.Objects)
+	if err != nil {
+		return err
+	}
+	report.Errors = append(report.Errors, r.Errors...)
+	report.Excluded = r.Excluded
+	report.Summary.Skipped = r.Skipped
+	fmt.Fprintf(stdio.Out, "\n%s check after the change:\n\n", programName())
+	if err := output.Write(stdio.Out, "text", report, output.Options{Rules: ev.Rules(), Color: output.ColorAuto, Version: version.String()}); err != nil {
+		return err
+	}
+	return verdict(report, "error")
 }
 
 // listWays prints, per finding, the ways that apply with their trade-off and
@@ -150,7 +216,11 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 		fmt.Fprintf(out, "%s  %s  %s\n", strings.ToUpper(f.Severity), f.Rule, f.Title)
 		var involved []string
 		for _, r := range f.Resources {
-			involved = append(involved, r.Kind+" "+strings.TrimPrefix(r.Namespace+"/"+r.Name, "/"))
+			name := safetext.Name(r.Name)
+			if r.Namespace != "" {
+				name = safetext.Name(r.Namespace) + "/" + name
+			}
+			involved = append(involved, r.Kind+" "+name)
 		}
 		fmt.Fprintf(out, "  about     %s\n", f.Key)
 		fmt.Fprintf(out, "  involves  %s\n", strings.Join(involved, ", "))
@@ -176,6 +246,7 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 		fmt.Fprintln(errw, "flipflop: no way out can be previewed for these findings")
 		return errNothingToFix
 	}
+	fmt.Fprintf(out, "\nEach command prints the change as a diff; add --apply to write it to the files and check again.\n")
 	return nil
 }
 

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -83,5 +86,101 @@ func TestFixYAMLAndWarnings(t *testing.T) {
 	_, stderr, code := run(t, "", "fix", "--way", "update-target-revision", "../../policies/rules/shared_branch_contradiction/samples/fires/list-applicationset")
 	if code != ExitOK || !strings.Contains(stderr, "WARNING: ApplicationSet argocd/envs") || !strings.Contains(stderr, "ignoreApplicationDifferences") || !strings.Contains(stderr, "/spec/source/targetRevision") {
 		t.Errorf("exit %d, the ApplicationSet warning is missing:\n%s", code, stderr)
+	}
+}
+
+// gitRepo makes a Git work tree holding the contradiction example under
+// gitops/apps and gitops/kargo, committed.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"gitops/apps/argocd.yaml": readExample(t, "argocd.yaml"),
+		"gitops/kargo/kargo.yaml": readExample(t, "kargo.yaml"),
+	})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "estate"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// From a subdirectory, the diff says where git apply must run (run there it
+// would skip the files outside it, as git does, and exit 0), and --apply writes
+// every file itself, then checks again: the estate is clean afterwards.
+func TestFixApplyFromSubdirectory(t *testing.T) {
+	dir := gitRepo(t)
+	chdir(t, filepath.Join(dir, "gitops", "kargo"))
+	diff, stderr, code := run(t, "", "fix", "--way", "stage-branches", "..")
+	if code != ExitOK || !strings.Contains(stderr, `git -C "$(git rev-parse --show-toplevel)" apply`) || !strings.Contains(stderr, "../apps/argocd.yaml lies outside this directory") {
+		t.Fatalf("exit %d; the diff does not say where to apply it:\n%s", code, stderr)
+	}
+	// The diff applies at the top of the work tree, with the command the note gives.
+	check := exec.Command("git", "-C", dir, "apply", "--check", "-")
+	check.Stdin = strings.NewReader(diff)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("git -C top apply --check: %v\n%s", err, out)
+	}
+
+	stdout, stderr, code := run(t, "", "fix", "--way", "stage-branches", "--apply", "..")
+	if code != ExitOK {
+		t.Fatalf("--apply: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.HasPrefix(stdout, diff) || !strings.Contains(stdout, "flipflop check after the change:\n\n4 objects checked (2 more skipped: no rule reads their kind): 0 errors, 0 warnings, 0 info\n") {
+		t.Errorf("--apply does not print the diff and the clean check after it:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "wrote 2 files: ../apps/argocd.yaml, ../kargo/kargo.yaml") {
+		t.Errorf("--apply does not say what it wrote:\n%s", stderr)
+	}
+	// What --apply wrote is what git apply makes of the diff.
+	status := exec.Command("git", "-C", dir, "diff", "--stat")
+	out, _ := status.CombinedOutput()
+	if !strings.Contains(string(out), "2 files changed") {
+		t.Errorf("git sees %s", out)
+	}
+	undo := exec.Command("git", "-C", dir, "checkout", "-q", ".")
+	if b, err := undo.CombinedOutput(); err != nil {
+		t.Fatal(err, string(b))
+	}
+	apply := exec.Command("git", "-C", dir, "apply", "-")
+	apply.Stdin = strings.NewReader(diff)
+	if b, err := apply.CombinedOutput(); err != nil {
+		t.Fatal(err, string(b))
+	}
+	again, _, code := run(t, "", "fix", "..")
+	if code != ExitFindings || again != "" {
+		t.Errorf("after git apply at the top, fix still finds something (exit %d):\n%s", code, again)
+	}
+}
+
+// --apply writes only files under the paths given: a file read through a
+// symbolic link to elsewhere is refused, and nothing is written.
+func TestFixApplyRefusesOutside(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"argocd.yaml": readExample(t, "argocd.yaml")})
+	writeFiles(t, outside, map[string]string{"kargo.yaml": readExample(t, "kargo.yaml")})
+	if err := os.Symlink(filepath.Join(outside, "kargo.yaml"), filepath.Join(dir, "kargo.yaml")); err != nil {
+		t.Skip("symbolic links unsupported:", err)
+	}
+	_, stderr, code := run(t, "", "fix", "--way", "no-desired-revision", "--apply", "--follow-symlinks", dir)
+	if code != ExitIncomplete || !strings.Contains(stderr, "outside the paths given: nothing was written") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "kargo.yaml")); string(b) != readExample(t, "kargo.yaml") {
+		t.Error("the file outside was written")
+	}
+	for _, args := range [][]string{
+		{"fix", "--apply", dir},
+		{"fix", "--way", "no-desired-revision", "--apply", "-o", "yaml", dir},
+	} {
+		if _, _, code := run(t, "", args...); code != ExitIncomplete {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
 	}
 }

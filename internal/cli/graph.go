@@ -20,7 +20,8 @@ about is drawn in red.
   -o mermaid   a Mermaid flowchart (paste it into a mermaid block of GitHub Markdown)
   -o dot       Graphviz DOT: %[1]s graph -o dot PATH | dot -Tsvg > estate.svg
 
-Exit codes: 0, or 2 on a usage error or when some input could not be read.
+Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
+the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).
 
 Flags:
 %[2]s`
@@ -29,7 +30,7 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	var inputs inputFlags
 	fs := pflag.NewFlagSet("graph", pflag.ContinueOnError)
 	format := fs.StringP("output", "o", "mermaid", "output format: "+joinOr(graph.Formats()))
-	inputs.register(fs)
+	inputs.registerAll(fs)
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() { fmt.Fprintf(stdio.Err, graphUsage, programName(), fs.FlagUsages()) }
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -42,6 +43,9 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
+	}
+	if in.empty && !inputs.allowEmpty {
+		return loadErrors(in.errs, stdio.Err) // nothing to draw
 	}
 	model, report, err := in.modelAndReport(ctx)
 	if err != nil {

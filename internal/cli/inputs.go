@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -20,21 +22,41 @@ type inputFlags struct {
 	maxFileSize      int64
 	repoRoots        []string
 	waiversFile      string
+	noWaivers        bool
 	followSymlinks   bool
+	allowEmpty       bool
+	exclude          []string
+	noIgnoreFile     bool
 	cluster          clusterFlags
+
+	configExclude []evaluator.Exclude // exclude: of the configuration file, set by settings
 }
 
 // DefaultWaiversFile is read, when present in the working directory, unless
 // --waivers names another file.
 const DefaultWaiversFile = ".flipflop.yaml"
 
+// register registers the flags that select and read files (fix reads nothing else).
 func (in *inputFlags) register(fs *pflag.FlagSet) {
+	in.registerFiles(fs, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd)")
+}
+
+func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage string) {
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
-	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
+	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
+	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+evaluator.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
 	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
+	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
+	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
+	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+evaluator.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
+}
+
+// registerAll registers the input flags and the flags of --cluster.
+func (in *inputFlags) registerAll(fs *pflag.FlagSet) {
+	in.registerFiles(fs, "Argo CD's namespace: where Applications live when argocd-update or the Application omits it (default argocd); with --cluster, repeat it to read Applications from more namespaces (apps in any namespace)")
 	in.cluster.register(fs)
 }
 
@@ -53,20 +75,37 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	if len(in.argocdNamespaces) > 0 {
 		s.ArgoCDNamespace = in.argocdNamespaces[0]
 	}
+	s.IgnoreAnnotationWaivers = in.noWaivers
 	file := in.waiversFile
-	if file == "" {
-		if _, err := os.Stat(DefaultWaiversFile); err == nil {
+	if file == "" && !in.noWaivers {
+		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
 			file = DefaultWaiversFile
 		}
 	}
 	if file != "" {
-		ws, err := evaluator.LoadWaivers(file)
+		c, err := (&evaluator.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
 		if err != nil {
 			return s, usagef("--waivers: %v", err)
 		}
-		s.Waivers = ws
+		s.Waivers = c.Waivers
+		in.configExclude = c.Exclude
 	}
 	return s, nil
+}
+
+// loader is the file loader the flags describe.
+func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
+	l := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdin, FollowSymlinks: in.followSymlinks, IgnoreFile: evaluator.DefaultIgnoreFile}
+	if in.noIgnoreFile || in.noWaivers {
+		// --no-waivers trusts nothing the inputs bring: the ignore files
+		// could hide a pull request's own files from the check.
+		l.IgnoreFile = ""
+	}
+	l.Exclude = append(l.Exclude, in.configExclude...)
+	for _, p := range in.exclude {
+		l.Exclude = append(l.Exclude, evaluator.Exclude{Pattern: p, Source: "--exclude"})
+	}
+	return l
 }
 
 func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
@@ -76,6 +115,7 @@ func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 		if err != nil {
 			return nil, usagef("--repo-root: %v", err)
 		}
+		r.MaxFileSize = in.maxFileSize
 		roots = append(roots, r)
 	}
 	return roots, nil
@@ -88,6 +128,10 @@ type loaded struct {
 	settings evaluator.Settings
 	objs     []evaluator.Object
 	errs     []evaluator.LoadError
+	excluded []evaluator.Exclusion
+	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
+	empty   bool
+	skipped int // objects of kinds no rule reads, dropped unconverted
 }
 
 // prepare validates the input flags, builds the evaluator and reads the inputs:
@@ -104,11 +148,56 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	if err != nil {
 		return nil, err
 	}
-	objs, errs, err := in.load(ctx, paths, stdio)
+	r, err := in.load(ctx, paths, stdio)
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{ev: ev, settings: settings, objs: objs, errs: errs}, nil
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, skipped: r.Skipped}
+	if err := l.checkEmpty(ctx, in, paths); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkEmpty sets l.empty when the objects read hold no Stage, Application or
+// ApplicationSet, and then, unless --allow-empty, adds an input error that
+// says so: an empty or mistaken input must not pass as a clean run.
+func (l *loaded) checkEmpty(ctx context.Context, in *inputFlags, paths []string) error {
+	kinds, err := l.ev.Kinds(ctx, l.objs)
+	if err != nil {
+		return err
+	}
+	if kinds["Stage"]+kinds["Application"]+kinds["ApplicationSet"] > 0 {
+		return nil
+	}
+	l.empty = true
+	if in.allowEmpty {
+		return nil
+	}
+	where := strings.Join(paths, ", ")
+	if in.cluster.enabled() {
+		where = strings.TrimPrefix(where+", cluster", ", ")
+	}
+	l.errs = append(l.errs, evaluator.LoadError{Path: where, Message: fmt.Sprintf(
+		"no Kargo Stage and no Argo CD Application or ApplicationSet among the inputs (%s read%s): nothing was checked; "+
+			"check the paths, or pass --allow-empty when an empty input is expected", nounCount(len(l.objs), "object"), excludedNote(l.excluded))})
+	return nil
+}
+
+// excludedNote is "; 2 paths excluded", or "".
+func excludedNote(ex []evaluator.Exclusion) string {
+	if len(ex) == 0 {
+		return ""
+	}
+	return "; " + nounCount(len(ex), "path") + " excluded"
+}
+
+// nounCount is "1 object", "2 objects".
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // modelAndReport evaluates the loaded objects twice: the model as plain data
@@ -122,38 +211,48 @@ func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluat
 	if err != nil {
 		return nil, nil, err
 	}
+	report.Summary.Skipped = l.skipped
 	return model, report, nil
 }
 
 // load reads the objects of paths and, with --cluster, of the cluster; every
 // input that could not be read becomes a LoadError, and the rest is returned.
-func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) ([]evaluator.Object, []evaluator.LoadError, error) {
+// Objects of kinds no rule reads are dropped, and counted in Skipped.
+func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evaluator.Loaded, error) {
+	var r evaluator.Loaded
 	roots, err := in.roots()
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
-	var objs []evaluator.Object
-	var errs []evaluator.LoadError
 	if len(paths) > 0 {
-		loader := &evaluator.Loader{MaxFileSize: in.maxFileSize, Stdin: stdio.In, FollowSymlinks: in.followSymlinks}
-		objs, errs = loader.Load(paths)
+		r = in.loader(stdio.In).LoadAll(paths)
 	}
 	if in.cluster.enabled() {
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)
 		if err != nil {
-			return nil, nil, err
+			return r, err
 		}
-		objs = append(objs, cobjs...)
-		errs = append(errs, cerrs...)
+		r.Objects = append(r.Objects, cobjs...)
+		r.Errors = append(r.Errors, cerrs...)
 		// The file's copy of an object wins over the cluster's: it is the change being checked.
 		ns := ""
 		if len(in.argocdNamespaces) > 0 {
 			ns = in.argocdNamespaces[0]
 		}
-		objs = cluster.Merge(objs, ns)
+		objs := cluster.Merge(r.Objects, ns)
+		read := objs[:0]
+		for _, o := range objs {
+			if evaluator.ReadKind(o.APIVersion, o.Kind) {
+				read = append(read, o)
+			} else {
+				r.Skipped++
+			}
+		}
+		r.Objects = read
 	}
-	objs, genErrs := evaluator.ExpandGitGenerators(objs, roots)
-	return objs, append(errs, genErrs...), nil
+	objs, genErrs := evaluator.ExpandGitGenerators(r.Objects, roots)
+	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)
+	return r, nil
 }
 
 // joinOr lists choices for messages: "a, b or c".

@@ -15,8 +15,14 @@ func runRules(ctx context.Context, args []string, stdio IO) error {
 	fs := pflag.NewFlagSet("rules", pflag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
 	format := fs.StringP("output", "o", "text", "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintf(stdio.Err, "Usage: %s rules [-o text|json]\n\nLists the rules: id, severity and title (-o json: every field of their METADATA).\n'%[1]s explain RULE' prints a rule's documentation.\n\nFlags:\n%s", programName(), fs.FlagUsages())
+	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("rules takes no arguments (to read a rule's documentation: %s explain RULE)", programName())
 	}
 	ev, err := evaluator.New(ctx, evaluator.Settings{})
 	if err != nil {

@@ -82,6 +82,21 @@ type Options struct {
 	AllNamespaces bool
 	// ChunkSize is the page size of list requests; 0 lists in one request.
 	ChunkSize int64
+	// MaxPages bounds the pages of one list; 0 means DefaultMaxPages. A list
+	// that goes on longer, or whose server hands back a continue token it gave
+	// before, is stopped and reported as a load error.
+	MaxPages int
+}
+
+// DefaultMaxPages is the most pages one list may take: 10,000 pages of
+// DefaultChunkSize objects, five million objects of one kind in one scope.
+const DefaultMaxPages = 10000
+
+func (o Options) maxPages() int {
+	if o.MaxPages > 0 {
+		return o.MaxPages
+	}
+	return DefaultMaxPages
 }
 
 func (o Options) label() string {
@@ -182,7 +197,7 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = run(ctx, dyn, t, opts.ChunkSize)
+			results[i] = run(ctx, dyn, t, opts.ChunkSize, opts.maxPages())
 		}()
 	}
 	wg.Wait()
@@ -295,7 +310,7 @@ type result struct {
 
 // run executes one task: a get, or a list page by page. A list whose continue
 // token expired mid-way (410 Gone) is restarted once from the beginning.
-func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64) result {
+func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64, maxPages int) result {
 	ri := dyn.Resource(t.res.GroupVersion().WithResource(t.res.Resource))
 	if t.name != "" {
 		u, err := ri.Get(ctx, t.name, metav1.GetOptions{})
@@ -311,17 +326,30 @@ func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64) result
 	if t.res.Namespaced && t.namespace != "" {
 		rc = ri.Namespace(t.namespace)
 	}
-	res := list(ctx, rc, chunk)
+	res := list(ctx, rc, chunk, maxPages)
 	if res.err != nil && apierrors.IsResourceExpired(res.err) {
-		res = list(ctx, rc, chunk)
+		res = list(ctx, rc, chunk, maxPages)
 	}
 	return res
 }
 
-func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64) result {
+// pagingError stops a list whose pages do not end: the server handed back a
+// continue token it had given before, or the list passed the page cap.
+type pagingError struct{ msg string }
+
+func (e *pagingError) Error() string { return e.msg }
+
+// list reads a list page by page, at most maxPages pages, and stops at a
+// continue token seen before (a server that would make it loop forever).
+func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64, maxPages int) result {
 	var res result
 	opts := metav1.ListOptions{Limit: chunk}
+	seen := map[string]bool{}
 	for {
+		if res.pages >= maxPages {
+			res.err = &pagingError{fmt.Sprintf("the list did not end after %d pages (the most flipflop reads; raise --chunk-size if the list is really that long)", maxPages)}
+			return res
+		}
 		l, err := rc.List(ctx, opts)
 		if err != nil {
 			res.err = err
@@ -336,9 +364,15 @@ func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64) result
 			}
 			res.items = append(res.items, item)
 		}
-		if l.GetContinue() == "" {
+		next := l.GetContinue()
+		if next == "" {
 			return res
 		}
-		opts.Continue = l.GetContinue()
+		if seen[next] {
+			res.err = &pagingError{"the API server handed back a continue token it had already given (a list that would never end); stopped"}
+			return res
+		}
+		seen[next] = true
+		opts.Continue = next
 	}
 }

@@ -53,6 +53,8 @@ func describe(t task, res result, host string) string {
 		what = fmt.Sprintf("timed out (%v); raise --request-timeout", unwrapURL(err))
 	case errors.Is(err, context.Canceled):
 		what = "interrupted"
+	case errors.As(err, new(*pagingError)):
+		what = err.Error()
 	default:
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
@@ -36,22 +37,22 @@ func writeText(w io.Writer, r *Report) error {
 				label = "NEVER-MATCHES"
 			}
 		}
-		fmt.Fprintf(&b, "%s  Stage %s  %s\n", label, d.Stage, d.Cause)
+		fmt.Fprintf(&b, "%s  Stage %s  %s\n", label, safetext.Text(d.Stage), d.Cause)
 		if loc := location(d); loc != "" {
 			fmt.Fprintf(&b, "  source     %s\n", loc)
 		}
 		if d.Pointer != "" {
-			fmt.Fprintf(&b, "  pointer    %s\n", d.Pointer)
+			fmt.Fprintf(&b, "  pointer    %s\n", safetext.Text(d.Pointer))
 		}
 		if d.Head != "" {
 			held := "no Stage's last Promotion"
 			if len(d.HeadHeldBy) > 0 {
 				held = "pinned by " + names(d.HeadHeldBy)
 			}
-			fmt.Fprintf(&b, "  head       %s  (%s)\n", d.Head, held)
+			fmt.Fprintf(&b, "  head       %s  (%s)\n", safetext.Text(d.Head), held)
 		}
 		if d.Promotion != "" {
-			fmt.Fprintf(&b, "  promotion  %s\n", d.Promotion)
+			fmt.Fprintf(&b, "  promotion  %s\n", safetext.Text(d.Promotion))
 		}
 		if len(d.Stages) > 0 {
 			var table strings.Builder
@@ -69,13 +70,13 @@ func writeText(w io.Writer, r *Report) error {
 					}
 					stage, h := "", ""
 					if first {
-						stage, h = "Stage "+s.Stage, health
+						stage, h = "Stage "+safetext.Text(s.Stage), safetext.Text(health)
 					}
-					fmt.Fprintf(tw, "  %s\t%s\tpins %s\t%s\t%s\n", stage, h, appSource(p.Application, p.Source), p.Revision, note)
+					fmt.Fprintf(tw, "  %s\t%s\tpins %s\t%s\t%s\n", stage, h, appSource(safetext.Text(p.Application), p.Source), safetext.Text(p.Revision), note)
 					first = false
 				}
 				if first {
-					fmt.Fprintf(tw, "  Stage %s\t%s\tpins nothing it checks\t\t\n", s.Stage, health)
+					fmt.Fprintf(tw, "  Stage %s\t%s\tpins nothing it checks\t\t\n", safetext.Text(s.Stage), safetext.Text(health))
 				}
 			}
 			tw.Flush()
@@ -86,11 +87,11 @@ func writeText(w io.Writer, r *Report) error {
 			}
 		}
 		b.WriteString("  why\n")
-		b.WriteString(textwrap.Wrap(d.Message, "    ", 96))
+		b.WriteString(textwrap.Wrap(safetext.Text(d.Message), "    ", 96))
 		if len(d.Issues) > 0 {
 			b.WriteString("  Kargo says\n")
 			for _, i := range d.Issues {
-				b.WriteString(textwrap.Wrap(i, "    ", 96))
+				b.WriteString(textwrap.Wrap(safetext.Text(i), "    ", 96))
 			}
 		}
 		if d.Remediation != "" {
@@ -102,7 +103,7 @@ func writeText(w io.Writer, r *Report) error {
 		b.WriteString("\n")
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "ERROR  could not read %s\n", e.Error())
+		fmt.Fprintf(&b, "ERROR  could not read %s\n", safetext.Text(e.Error()))
 	}
 	if len(r.Errors) > 0 {
 		b.WriteString("\n")
@@ -113,7 +114,10 @@ func writeText(w io.Writer, r *Report) error {
 	if len(r.Errors) > 0 {
 		fmt.Fprintf(&b, "incomplete: %d input(s) could not be read; the diagnosis covers only what was read\n", len(r.Errors))
 	}
-	_, err := io.WriteString(w, b.String())
+	// Values from the cluster and the files (names, Kargo's messages) are
+	// escaped as a whole, line by line: this text has no control character of
+	// its own but line breaks.
+	_, err := io.WriteString(w, safetext.Lines(b.String()))
 	return err
 }
 
@@ -122,9 +126,9 @@ func location(d Diagnosis) string {
 		return ""
 	}
 	if d.Resource.Line > 0 {
-		return fmt.Sprintf("%s:%d", d.Resource.File, d.Resource.Line)
+		return fmt.Sprintf("%s:%d", safetext.Text(d.Resource.File), d.Resource.Line)
 	}
-	return d.Resource.File
+	return safetext.Text(d.Resource.File)
 }
 
 func appSource(app string, source int) string {

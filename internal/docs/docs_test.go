@@ -2,6 +2,7 @@ package docs
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,10 +96,20 @@ func TestPageShape(t *testing.T) {
 					t.Errorf("text lacks section %q", s)
 				}
 			}
-			for _, want := range []string{"Severity", r.Severity, firstLine(r.Why), firstLine(r.Remediation), p.Fires.Dir, p.Clean.Dir} {
+			for _, want := range []string{"Severity", r.Severity, firstLine(r.Why), firstLine(r.Remediation), fmt.Sprintf(PageURL, r.ID)} {
 				if !strings.Contains(text, want) {
 					t.Errorf("text lacks %q", want)
 				}
+			}
+			for _, want := range []string{p.Fires.Dir, p.Clean.Dir} {
+				if !strings.Contains(md, want) {
+					t.Errorf("page lacks %q", want)
+				}
+			}
+			// The text is for someone who may have only the binary: no paths
+			// of the source tree, which they cannot open.
+			if strings.Contains(text, "policies/") || strings.Contains(text, "bundles/") {
+				t.Errorf("text names a path of the source tree:\n%s", text)
 			}
 			for _, rr := range r.RelatedResources {
 				if !strings.Contains(md, "]("+rr.URL+")") || !strings.Contains(text, rr.URL) {

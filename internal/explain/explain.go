@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // Rules are the rules whose findings get a timeline.
@@ -115,12 +116,15 @@ func Build(m *evaluator.Model, report *evaluator.Report, objs []evaluator.Object
 func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool) {
 	t := Timeline{AutoSync: map[string]any{}}
 	pins := map[string][]evaluator.Pin{}
+	assumed := false
 	for _, p := range m.Pins {
 		if p.Pointer.Key == key {
 			pins[p.Stage] = append(pins[p.Stage], p)
 			t.Pointer = p.Pointer
+			assumed = assumed || p.Pointer.Assumed
 		}
 	}
+	t.Pointer.Assumed = assumed // some pinned Application tracks HEAD, taken to be this branch
 	if len(pins) == 0 {
 		return t, false
 	}
@@ -169,7 +173,7 @@ func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool
 		health   = map[string]string{}
 	)
 	commit := func() string { next++; return letters(next) }
-	branch := t.Pointer.Name
+	branch := safetext.Text(t.Pointer.Name)
 	if branch == "" {
 		branch = "the branch"
 	}
@@ -200,7 +204,7 @@ func build(m *evaluator.Model, key string, depth map[string]int) (Timeline, bool
 						own = commit()
 						where := "another branch"
 						if w, ok := elsewhere[s]; ok {
-							where = w
+							where = safetext.Text(w)
 						}
 						step.Lines = append(step.Lines, fmt.Sprintf("%s pushes its own commit %s to %s, never to %s", t.name(s), own, where, branch))
 					}
@@ -294,7 +298,7 @@ func (t *Timeline) describe(exps []expectation) string {
 		var s string
 		switch {
 		case e.class == "literal":
-			s = fmt.Sprintf("%q (a name, never the commit SHA Argo CD reports)", e.value)
+			s = fmt.Sprintf("%s (a name, never the commit SHA Argo CD reports)", safetext.Quote(e.value))
 		case e.class == "expression" || e.value == "":
 			s = "a revision flipflop cannot know"
 		default:
@@ -331,12 +335,26 @@ func reports(exps []expectation) string {
 }
 
 // name is how a Stage or Application is shown: its name when every Stage (or
-// every pinned Application) of the timeline shares one namespace, else its key.
+// every pinned Application) of the timeline shares one namespace, else its key;
+// each part quoted when Kubernetes would reject it (safetext.Name).
 func (t *Timeline) name(key string) string {
+	return displayKey(t.label(key))
+}
+
+// label is name before escaping.
+func (t *Timeline) label(key string) string {
 	if n, ok := t.names[key]; ok {
 		return n
 	}
 	return key
+}
+
+// displayKey escapes a "namespace/name" key, or a bare name, for display.
+func displayKey(k string) string {
+	if ns, name, ok := strings.Cut(k, "/"); ok {
+		return safetext.Name(ns) + "/" + safetext.Name(name)
+	}
+	return safetext.Name(k)
 }
 
 func displayNames(stages []string, pins []evaluator.Pin, key string) map[string]string {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
@@ -40,7 +41,7 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []eva
 		b.WriteString("\nOther findings (flipflop check shows them in full; flipflop explain RULE documents a rule):\n")
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		for _, f := range others {
-			about := f.Key
+			about := safetext.Text(f.Key)
 			if strings.Contains(about, "|") || about == "" {
 				about = resources(f)
 			}
@@ -54,24 +55,27 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, objs []eva
 			return err
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, safetext.Lines(b.String()))
 	return err
 }
 
 func resources(f evaluator.Finding) string {
 	var parts []string
 	for _, r := range f.Resources {
-		parts = append(parts, fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name))
+		parts = append(parts, fmt.Sprintf("%s %s/%s", safetext.Text(r.Kind), safetext.Name(r.Namespace), safetext.Name(r.Name)))
 	}
 	return strings.Join(parts, ", ")
 }
 
 func (t *Timeline) write(b *strings.Builder) {
-	b.WriteString(t.Pointer.Text + "\n")
+	b.WriteString(safetext.Text(t.Pointer.Text) + "\n")
+	if t.Pointer.Assumed {
+		fmt.Fprintf(b, "  (an Application tracks HEAD, taken to be %s; set --default-branch if it is not)\n", safetext.Text(t.Pointer.Name))
+	}
 	for _, f := range t.Findings {
 		waived := ""
 		if f.Waived != nil {
-			waived = fmt.Sprintf(" (waived: %s)", f.Waived.Reason)
+			waived = fmt.Sprintf(" (waived: %s)", safetext.Text(f.Waived.Reason))
 		}
 		fmt.Fprintf(b, "  %s (%s): %s%s\n", f.Rule, f.Severity, f.Title, waived)
 	}
@@ -81,7 +85,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	}
 	project := ""
 	if ns := t.project(); ns != "" {
-		project = fmt.Sprintf(" (Stages of project %s)", ns)
+		project = fmt.Sprintf(" (Stages of project %s)", safetext.Name(ns))
 	}
 	fmt.Fprintf(b, "  pinned by: %s%s\n", strings.Join(pinned, ", "), project)
 	fmt.Fprintf(b, "  pushed by: %s\n", t.list(t.Writers, "no Stage"))
@@ -102,7 +106,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
-	head := t.Pointer.Name
+	head := safetext.Text(t.Pointer.Name)
 	if head == "" {
 		head = "head"
 	}
@@ -122,7 +126,7 @@ func (t *Timeline) write(b *strings.Builder) {
 	b.WriteString("\n")
 
 	if t.Issue != "" {
-		fmt.Fprintf(b, "  Kargo then reports on Stage %s (status.health.issues):\n    %s\n", t.name(t.IssueStage), t.Issue)
+		fmt.Fprintf(b, "  Kargo then reports on Stage %s (status.health.issues):\n    %s\n", t.name(t.IssueStage), safetext.Text(t.Issue))
 	}
 	b.WriteString(textwrap.Wrap(t.closing(), "  ", width))
 	if len(t.Findings) > 0 {
@@ -207,7 +211,7 @@ func (t *Timeline) project() string {
 		}
 		ns = n
 	}
-	if ns == "" || t.name(t.Pinners[0]) == t.Pinners[0] {
+	if ns == "" || t.label(t.Pinners[0]) == t.Pinners[0] {
 		return ""
 	}
 	return ns

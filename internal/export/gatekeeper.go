@@ -102,8 +102,9 @@ baseline := b if {
 				"validation": map[string]any{"openAPIV3Schema": map[string]any{
 					"type": "object",
 					"properties": map[string]any{
-						"defaultBranch":   map[string]any{"type": "string", "description": "The branch HEAD stands for (default: main or master, whichever the estate uses)."},
-						"argocdNamespace": map[string]any{"type": "string", "description": "Namespace of Applications when a manifest omits it (default argocd)."},
+						"defaultBranch":     map[string]any{"type": "string", "description": "The branch HEAD stands for (default: main or master, whichever the estate uses)."},
+						"argocdNamespace":   map[string]any{"type": "string", "description": "Namespace of Applications when a manifest omits it (default argocd)."},
+						"annotationWaivers": map[string]any{"type": "boolean", "description": "false ignores flipflop.dev/ignore annotations (default true: an annotation waives a finding when every Kargo project it involves agreed)."},
 					},
 				}},
 			}},

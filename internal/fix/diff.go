@@ -102,7 +102,12 @@ func unifiedDiff(name, old string, l []textEdit) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", name, name, name, name)
+	from, to := gitQuote("a/"+name), gitQuote("b/"+name)
+	tab := ""
+	if strings.Contains(name, " ") {
+		tab = "\t" // as git does, so that patch does not read the rest as a date
+	}
+	fmt.Fprintf(&b, "diff --git %s %s\n--- %s%s\n+++ %s%s\n", from, to, from, tab, to, tab)
 	delta := 0 // new line number minus old line number before the current hunk
 	for i := 0; i < len(real); {
 		j := i + 1
@@ -154,5 +159,57 @@ func unifiedDiff(name, old string, l []textEdit) string {
 		delta += hunkDelta
 		i = j
 	}
+	return b.String()
+}
+
+// gitQuote quotes a path for a diff header as git does (quote_c_style, with
+// core.quotePath on): a path holding a double quote, a backslash, a control
+// character or a byte of 0x80 and above is written in double quotes with C
+// escapes (\n, \t, \", \\, and \ooo in octal for the rest), so that a file
+// name with a line break cannot add a header line of its own. git apply and
+// GNU patch read this form back; other paths are written as they are.
+func gitQuote(p string) string {
+	needs := false
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x7f {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			if c < 0x20 || c >= 0x7f {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
 	return b.String()
 }

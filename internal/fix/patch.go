@@ -164,7 +164,7 @@ func (p *Patch) YAML() string {
 			if d.root != nil {
 				line = firstKeyLine(d.root) // where check reports the object
 			}
-			fmt.Fprintf(&b, "# %s (document at line %d)\n", f.Name, line)
+			fmt.Fprintf(&b, "# %s (document at line %d)\n", gitQuote(f.Name), line)
 			lines := splitLines(text)
 			if len(lines) > 0 && isMarker(strings.TrimRight(lines[0], "\r\n"), "---") {
 				lines = lines[1:]

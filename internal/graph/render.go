@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // Write renders g as format: mermaid or dot.
@@ -91,15 +93,16 @@ func Mermaid(g *Graph) string {
 	return b.String()
 }
 
-// mermaidText makes s safe inside a quoted Mermaid label.
+// mermaidText makes s safe inside a quoted Mermaid label: control and format
+// characters escaped (safetext), then the characters Mermaid gives a meaning
+// as entity codes.
 func mermaidText(s string) string {
 	return strings.NewReplacer(
 		"#", "#35;",
 		`"`, "#quot;",
 		"<", "#lt;",
 		">", "#gt;",
-		"\n", " ",
-	).Replace(s)
+	).Replace(safetext.Text(s))
 }
 
 // DOT renders g for Graphviz (dot -Tsvg).
@@ -160,7 +163,9 @@ func DOT(g *Graph) string {
 	return b.String()
 }
 
-// dotString quotes s as a DOT string.
+// dotString quotes s as a DOT string: control and format characters escaped
+// (safetext), then backslashes and quotes, so that Graphviz shows the escapes
+// as written.
 func dotString(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(safetext.Text(s)) + `"`
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // writeGitHub writes the report as GitHub Actions workflow commands: one
@@ -29,11 +30,11 @@ func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 		writeCommand(&b, githubCommand(f.Severity), file, line, f.Rule+": "+f.Title, annotationText(f))
 	}
 	for _, e := range report.Errors {
-		writeCommand(&b, "error", e.Path, e.Line, "flipflop: input not checked", e.Message)
+		writeCommand(&b, "error", e.Path, e.Line, "flipflop: input not checked", safetext.Text(e.Message))
 	}
 	s := report.Summary
-	fmt.Fprintf(&b, "flipflop: %d objects checked: %s, %s, %s",
-		s.Objects, plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
+	fmt.Fprintf(&b, "flipflop: %s: %s, %s, %s",
+		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -52,11 +53,13 @@ func githubCommand(severity string) string {
 }
 
 // writeCommand writes "::cmd file=…,line=…,title=…::data", leaving out the
-// properties that are empty.
+// properties that are empty. data must have had the values from input in it
+// escaped (safetext); its own line breaks become %0A, which the runner turns
+// back into line breaks of the annotation.
 func writeCommand(b *strings.Builder, cmd, file string, line int, title, data string) {
 	var props []string
 	if file != "" {
-		props = append(props, "file="+escapeProperty(file))
+		props = append(props, "file="+escapeProperty(safetext.Text(file)))
 		if line > 0 {
 			props = append(props, "line="+strconv.Itoa(line))
 		}
@@ -75,7 +78,7 @@ func writeCommand(b *strings.Builder, cmd, file string, line int, title, data st
 // with its location, and the fix.
 func annotationText(f *evaluator.Finding) string {
 	var b strings.Builder
-	b.WriteString(f.Message + "\n\n")
+	b.WriteString(safetext.Text(f.Message) + "\n\n")
 	writeResourceList(&b, f, "")
 	if r := strings.TrimSpace(f.Remediation); r != "" {
 		b.WriteString("\nfix:\n" + r + "\n")
@@ -85,7 +88,8 @@ func annotationText(f *evaluator.Finding) string {
 }
 
 // escapeData escapes the message of a workflow command as the Actions runner
-// unescapes it: %, CR and LF.
+// unescapes it: %, CR and LF (the other control characters of values from
+// input are escaped by safetext before).
 func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }

@@ -115,8 +115,10 @@ func TestGitHub(t *testing.T) {
 		!strings.Contains(d, "\n\nfix:\nGive each Stage a pointer only it moves:\n1. Stage-specific") {
 		t.Errorf("annotation text:\n%s", d)
 	}
-	if d := cmds[2].data; !strings.Contains(d, "promotionMechanisms;\nflipflop reads 100% of it") {
-		t.Errorf("a newline or %% in a message did not survive: %q", d)
+	// A message is built from input values; a line break in it is escaped
+	// (safetext), and the runner's own escapes (%) round-trip.
+	if d := cmds[2].data; !strings.Contains(d, `promotionMechanisms;\nflipflop reads 100% of it`) {
+		t.Errorf("a newline in a message not escaped, or %% lost: %q", d)
 	}
 	if cmds[3].data != report.Errors[0].Message {
 		t.Errorf("load error text %q", cmds[3].data)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
@@ -85,13 +86,13 @@ func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
 		for _, f := range byRule[id] {
 			c := junitCase{Name: caseName(f, seen), Classname: class}
 			if p := primary(f); p >= 0 {
-				c.File, c.Line = f.Resources[p].File, f.Resources[p].Line
+				c.File, c.Line = safetext.Text(f.Resources[p].File), f.Resources[p].Line
 			}
 			if f.Waived != nil {
 				c.Skipped = &junitSkipped{Message: "waived: " + waiverNote(f.Waived)}
 				suite.Skipped++
 			} else {
-				c.Failure = &junitProblem{Message: f.Message, Type: f.Severity, Text: xmlText(failureText(f))}
+				c.Failure = &junitProblem{Message: safetext.Text(f.Message), Type: f.Severity, Text: xmlText(failureText(f))}
 				suite.Failures++
 			}
 			suite.Cases = append(suite.Cases, c)
@@ -108,9 +109,9 @@ func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
 			suite.Cases = append(suite.Cases, junitCase{
 				Name:      errorLocation(e),
 				Classname: "flipflop." + junitErrorsSuite,
-				File:      e.Path,
+				File:      safetext.Text(e.Path),
 				Line:      e.Line,
-				Error:     &junitProblem{Message: e.Message, Type: "input-error", Text: xmlText(e.Error())},
+				Error:     &junitProblem{Message: safetext.Text(e.Message), Type: "input-error", Text: xmlText(errorLocation(e) + ": " + safetext.Text(e.Message))},
 			})
 		}
 		suite.Tests, suite.Errors = len(suite.Cases), len(suite.Cases)
@@ -138,11 +139,11 @@ func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
 // caseName names a finding's testcase after what the finding is about: its
 // key, or its resources when it has none; a repeated name gets " #2", " #3".
 func caseName(f *evaluator.Finding, seen map[string]int) string {
-	name := f.Key
+	name := safetext.Text(f.Key)
 	if name == "" {
 		names := make([]string, 0, len(f.Resources))
 		for _, r := range f.Resources {
-			names = append(names, r.Kind+" "+qualified(r))
+			names = append(names, safetext.Text(r.Kind)+" "+qualified(r))
 		}
 		name = strings.Join(names, ", ")
 	}
@@ -163,7 +164,7 @@ func failureText(f *evaluator.Finding) string {
 	fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(f.Severity), f.Rule, f.Title)
 	writeResourceList(&b, f, "  ")
 	b.WriteString("why\n")
-	b.WriteString(textwrap.Wrap(f.Message, "  ", textWidth))
+	b.WriteString(textwrap.Wrap(safetext.Text(f.Message), "  ", textWidth))
 	if r := strings.TrimSpace(f.Remediation); r != "" {
 		b.WriteString("fix\n")
 		for _, line := range strings.Split(r, "\n") {

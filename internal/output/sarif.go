@@ -13,6 +13,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // SARIF constants.
@@ -131,7 +132,7 @@ func writeSARIF(w io.Writer, report *evaluator.Report, opts Options) error {
 		Results:     make([]sarifResult, 0, len(report.Findings)),
 	}
 	for _, e := range report.Errors {
-		n := sarifNotification{Message: sarifMessage{Text: e.Message}, Level: "error"}
+		n := sarifNotification{Message: sarifMessage{Text: safetext.Text(e.Message)}, Level: "error"}
 		if e.Path != "" {
 			n.Locations = []sarifLocation{{PhysicalLocation: physical(e.Path, e.Line)}}
 		}
@@ -143,7 +144,7 @@ func writeSARIF(w io.Writer, report *evaluator.Report, opts Options) error {
 			RuleID:              f.Rule,
 			RuleIndex:           index[f.Rule],
 			Level:               sarifLevel(f.Severity),
-			Message:             sarifMessage{Text: f.Message},
+			Message:             sarifMessage{Text: safetext.Text(f.Message)},
 			Locations:           []sarifLocation{},
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
 		}
@@ -277,8 +278,8 @@ func identity(r evaluator.Resource) string {
 func resourceLocation(r evaluator.Resource) sarifLocation {
 	loc := sarifLocation{
 		LogicalLocations: []sarifLogicalLocation{{
-			Name:               r.Name,
-			FullyQualifiedName: identity(r),
+			Name:               safetext.Text(r.Name),
+			FullyQualifiedName: safetext.Text(identity(r)),
 			Kind:               "resource",
 		}},
 		Message: &sarifMessage{Text: describe(r)},

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // sarifSchemaFile is the published OASIS SARIF 2.1.0 JSON schema (errata 01,
@@ -210,7 +211,7 @@ func TestSARIFContent(t *testing.T) {
 		if want := sarifLevel(f.Severity); res.Level != want {
 			t.Errorf("result %d: level %s, want %s", i, res.Level, want)
 		}
-		if res.Message.Text != f.Message {
+		if res.Message.Text != safetext.Text(f.Message) {
 			t.Errorf("result %d: message %q", i, res.Message.Text)
 		}
 		if len(res.Locations) != 1 || len(res.RelatedLocations) != len(f.Resources)-1 {

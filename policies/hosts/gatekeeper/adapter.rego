@@ -13,7 +13,8 @@
 #   existing contradiction never freezes its objects (status writes, fixes).
 #   A DELETE is never a violation. Audit (no operation) reports every finding
 #   involving the object; for a task, those it contributes to.
-#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace).
+#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
+#   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
@@ -234,12 +235,15 @@ same(ref, kind, ns, name) if {
 	name == ref.name
 }
 
-settings := {k: v |
-	some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
-	v := input.parameters[param]
-	is_string(v)
-	v != ""
-}
+settings := object.union(
+	{k: v |
+		some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
+		v := input.parameters[param]
+		is_string(v)
+		v != ""
+	},
+	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
+)
 
 # candidates are a rule's findings (evaluated by the template's entry module with
 # input as docs and the settings) that involve the reviewed object, unwaived.

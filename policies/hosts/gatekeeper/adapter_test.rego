@@ -197,6 +197,8 @@ test_cluster_task_users_are_found if {
 test_parameters_become_settings if {
 	s := gatekeeper.settings with input as {"review": {"object": dev_stage}, "parameters": {"defaultBranch": "trunk", "argocdNamespace": ""}}
 	s == {"default_branch": "trunk"}
+	off := gatekeeper.settings with input as {"review": {"object": dev_stage}, "parameters": {"annotationWaivers": false}}
+	off == {"annotation_waivers": false}
 }
 
 generated := {"resources": [{"kind": "Application", "namespace": "argocd", "name": "a-dev", "generatedBy": "ApplicationSet argocd/a"}]}

@@ -5,7 +5,8 @@
 #   `default_branch` (the branch `HEAD` and an empty targetRevision stand for; empty means
 #   "main or master, whichever the estate uses, and say that it was assumed") and
 #   `argocd_namespace` (where Applications live when `apps[].namespace` is omitted),
-#   `waivers` (see lib.flipflop.waivers) and `today` (the date waivers expire against;
+#   `waivers` (see lib.flipflop.waivers), `annotation_waivers` (false: ignore every
+#   flipflop.dev/ignore annotation) and `today` (the date waivers expire against;
 #   default: the clock).
 package lib.flipflop.config
 

@@ -443,8 +443,11 @@ test_unknown_repository_or_revision_is_no_pointer if {
 
 test_describe if {
 	model.describe(pointer_named("a")) == "github.com/acme/deploy @ main" with input as revs("main", [])
-	model.describe(pointer_named("a")) == "github.com/acme/deploy @ HEAD (taken to be main)" with input as revs("HEAD", [app("b", "main", "")])
-	model.describe(pointer_named("a")) == "github.com/acme/deploy @ HEAD (trunk)" with input as revs("HEAD", []) with data.lib.flipflop.config.settings as {"default_branch": "trunk"}
+
+	# HEAD is named by the branch it stands for, as an explicit branch is: one pointer, one name
+	model.describe(pointer_named("a")) == "github.com/acme/deploy @ main" with input as revs("HEAD", [app("b", "main", "")])
+	model.describe(pointer_named("a")) == "github.com/acme/deploy @ trunk" with input as revs("HEAD", []) with data.lib.flipflop.config.settings as {"default_branch": "trunk"}
+	model.describe(pointer_named("a")) == "github.com/acme/deploy @ HEAD" with input as revs("HEAD", [])
 	model.describe(pointer_named("a")) == "github.com/acme/deploy @ tag v1.2.3" with input as revs("v1.2.3", [])
 }
 

@@ -24,10 +24,101 @@ test_annotation_leaves_other_rules if {
 	not m.waived
 }
 
-test_wildcard_rule if {
-	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "*: legacy pipeline, retiring"})])
+# "*" (or any glob) in an annotation waives nothing and is reported.
+test_wildcard_refused_in_annotation if {
+	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch, *: trust me"})])
 	some m in waivers.apply({finding("shared-application", "Stage", "acme", "dev")}) with input as estate
-	m.waived
+	not m.waived
+	some w in waivers.every_waiver with input as estate
+	not waivers.valid(w)
+	w.invalid == `"*" is refused in an annotation: name the rules it waives`
+}
+
+# a finding about two Kargo projects' Stages and their Applications.
+two_projects := {
+	"rule": "shared-branch-contradiction",
+	"resources": [
+		{"kind": "Stage", "namespace": "acme", "name": "dev"},
+		{"kind": "Stage", "namespace": "shop", "name": "qa"},
+		{"kind": "Application", "namespace": "argocd", "name": "dev"},
+		{"kind": "Application", "namespace": "argocd", "name": "qa"},
+	],
+}
+
+shop_qa := object.union(f.stage("qa", "main", []), {"metadata": {"namespace": "shop"}})
+
+ignore_contradiction(reason, expires) := {"flipflop.dev/ignore": sprintf("shared-branch-contradiction: %s", [reason]), "flipflop.dev/ignore-expires": expires}
+
+# One project's annotation cannot waive a finding that involves another's Stage.
+test_annotation_speaks_for_its_project_only if {
+	estate := f.estate([annotate(stage_dev, ignore_contradiction("mine", "")), shop_qa, f.app("dev", "main"), f.app("qa", "main")])
+	some m in waivers.apply({two_projects}) with input as estate
+	not m.waived
+}
+
+# An Application's annotation does not waive a finding about Stages.
+test_application_annotation_cannot_waive_stages if {
+	app := annotate(f.app("dev", "main"), ignore_contradiction("apps team says so", ""))
+	estate := f.estate([app, stage_dev, shop_qa])
+	some m in waivers.apply({two_projects}) with input as estate
+	not m.waived
+}
+
+# Every project agreed: waived, with both reasons and the earliest expiry.
+test_every_project_agreed if {
+	estate := f.estate([
+		annotate(stage_dev, ignore_contradiction("acme accepts", "2031-01-31")),
+		annotate(shop_qa, ignore_contradiction("shop accepts", "2030-06-30")),
+	])
+	some m in waivers.apply({two_projects}) with input as estate with data.lib.flipflop.config.settings as {"today": "2026-01-01"}
+	m.waived == {
+		"reason": "acme accepts; shop accepts",
+		"by": "annotation flipflop.dev/ignore on Stage/acme/dev, annotation flipflop.dev/ignore on Stage/shop/qa",
+		"expires": "2030-06-30",
+	}
+}
+
+# Within one project, one Stage's annotation speaks for the project.
+test_one_stage_speaks_for_its_project if {
+	acme_qa := f.stage("qa", "main", [])
+	fnd := {"rule": "shared-write-branch", "resources": [
+		{"kind": "Stage", "namespace": "acme", "name": "dev"},
+		{"kind": "Stage", "namespace": "acme", "name": "qa"},
+	]}
+	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: monorepo"}), acme_qa])
+	some m in waivers.apply({fnd}) with input as estate
+	m.waived.reason == "monorepo"
+}
+
+# A finding about Argo CD objects only: each object must carry the waiver.
+test_objects_agree_when_no_project if {
+	fnd := {"rule": "invalid-object", "resources": [
+		{"kind": "Application", "namespace": "argocd", "name": "dev"},
+		{"kind": "Application", "namespace": "argocd", "name": "qa"},
+	]}
+	ann := {"flipflop.dev/ignore": "invalid-object: generated"}
+	one := f.estate([annotate(f.app("dev", "main"), ann), f.app("qa", "main")])
+	both := f.estate([annotate(f.app("dev", "main"), ann), annotate(f.app("qa", "main"), ann)])
+	some m1 in waivers.apply({fnd}) with input as one
+	not m1.waived
+	some m2 in waivers.apply({fnd}) with input as both
+	m2.waived.reason == "generated; generated"
+}
+
+# annotation_waivers: false ignores every annotation (and reports none of them).
+test_annotations_off if {
+	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: x", "flipflop.dev/ignore-expires": "bad"})])
+	settings := {"annotation_waivers": false}
+	count(waivers.every_waiver) == 0 with input as estate with data.lib.flipflop.config.settings as settings
+	some m in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as estate with data.lib.flipflop.config.settings as settings
+	not m.waived
+}
+
+# A configured waiver may still use "*": the waivers file is given by whoever runs the check.
+test_configured_wildcard_rule if {
+	settings := {"waivers": [{"rule": "*", "resources": ["Stage/acme/*"], "reason": "legacy, retiring"}]}
+	some m in waivers.apply({finding("shared-application", "Stage", "acme", "dev")}) with input as [] with data.lib.flipflop.config.settings as settings
+	m.waived.by == "waiver 1 (*)"
 }
 
 test_annotation_without_reason_waives_nothing if {

@@ -14,7 +14,12 @@ import data.lib.flipflop.objects
 # records lists every Application record: the written ones, then the generated ones.
 records := array.concat(written, appsets.generated)
 
-written := [application.record(o.obj, o.ref, application.namespace_of(o.obj), "") | some o in objects.applications]
+# A written Application without metadata.namespace is named in findings by the
+# namespace it is taken to live in (Argo CD's), as generated ones are.
+written := [application.record(o.obj, object.union(o.ref, {"namespace": ns}), ns, "") |
+	some o in objects.applications
+	ns := application.namespace_of(o.obj)
+]
 
 # by_key groups Application records by "namespace/name" (a list, since an estate
 # may hold the same Application twice).

@@ -76,21 +76,12 @@ key_of(r, rev) := sprintf("%s@%s", [r, rev.name]) if rev.kind == "branch"
 
 key_of(r, rev) := sprintf("%s#%s:%s", [r, rev.kind, rev.name]) if rev.kind != "branch"
 
-# describe renders a pointer for people: "github.com/acme/deploy @ main".
+# describe renders a pointer for people: "github.com/acme/deploy @ main". It
+# depends on the pointer's key alone, so that every finding, explanation and
+# drawing names one pointer the same way; when HEAD was taken to be the branch
+# (`assumed`), the findings' messages say so.
 describe(p) := sprintf("%s @ %s", [p.repo, p.name]) if {
 	p.kind == "branch"
-	not p.head
-} else := sprintf("%s @ HEAD", [p.repo]) if {
-	p.kind == "branch"
-	p.head
-	p.name == "HEAD"
-} else := sprintf("%s @ HEAD (taken to be %s)", [p.repo, p.name]) if {
-	p.kind == "branch"
-	p.head
-	p.assumed
-} else := sprintf("%s @ HEAD (%s)", [p.repo, p.name]) if {
-	p.kind == "branch"
-	p.head
 } else := sprintf("%s @ %s", [p.repo, revision.describe(p)])
 
 # sources lists every tracked Application source with its pointer.

@@ -4,8 +4,9 @@
 #   A waiver must name the rule it waives and say why: a
 #   `flipflop.dev/ignore` annotation reads `"<rule>[,<rule>]: <reason>"`, and a
 #   waivers-file entry has `rule`, `resources` and `reason` (and optionally
-#   `expires: YYYY-MM-DD`). A waiver that lacks any of them, or whose expiry is not
-#   a date, waives nothing, so the findings it was meant for are still reported.
+#   `expires: YYYY-MM-DD`). A waiver that lacks any of them, whose expiry is not
+#   a date, or an annotation that names rules with `*` (or another glob), waives
+#   nothing, so the findings it was meant for are still reported.
 # custom:
 #   id: invalid-waiver
 #   severity: error
@@ -15,11 +16,14 @@
 #     expiry (`flipflop.dev/ignore-expires`, `expires`) is not a `YYYY-MM-DD` date,
 #     waives nothing, so the finding it was meant for still fails the check. This rule
 #     says which waiver is broken, because a malformed waiver usually means someone
-#     believes a finding is accepted when it is not.
+#     believes a finding is accepted when it is not. An annotation may not use `*`:
+#     it sits on one object, often written by the change being checked, and would
+#     otherwise waive whatever that object is ever involved in.
 #   remediation: |
 #     Write the waiver in full: on the object,
 #     flipflop.dev/ignore: "shared-write-branch: one branch per monorepo, by design"
-#     (and flipflop.dev/ignore-expires: "2027-06-30" to make it temporary); in a
+#     (and flipflop.dev/ignore-expires: "2027-06-30" to make it temporary), naming
+#     each rule (no "*"); in a
 #     waivers file, an entry with rule, resources (Kind/namespace/name globs),
 #     reason and optionally expires.
 package lib.flipflop.meta.invalid_waiver

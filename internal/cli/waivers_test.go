@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// intruder is a Stage of another Kargo project (mallory) that joins the
+// contradiction of examples/contradiction, carrying annotation as its
+// flipflop.dev/ignore, and the Application it pins.
+func intruder(annotation string) string {
+	return `apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata:
+  name: intruder
+  namespace: mallory
+  annotations:
+    flipflop.dev/ignore: "` + annotation + `"
+spec:
+  promotionTemplate:
+    spec:
+      steps:
+      - uses: git-clone
+        config:
+          repoURL: https://github.com/acme/deploy.git
+          checkout: [{branch: main, path: ./repo}]
+      - uses: git-push
+        as: push
+        config: {path: ./repo}
+      - uses: argocd-update
+        config:
+          apps:
+          - name: intruder
+            sources:
+            - repoURL: https://github.com/acme/deploy.git
+              desiredRevision: ${{ outputs.push.commit }}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: intruder
+  namespace: argocd
+  annotations:
+    kargo.akuity.io/authorized-stage: mallory:intruder
+    flipflop.dev/ignore: "` + annotation + `"
+spec:
+  source: {repoURL: https://github.com/acme/deploy.git, targetRevision: main, path: env/intruder}
+`
+}
+
+type waivedReport struct {
+	Findings []struct {
+		Rule    string
+		Message string
+		Waived  *struct{ Reason, By string }
+	}
+}
+
+// check runs `flipflop check -o json` in dir on examples/contradiction and the
+// files given, and returns the findings of rule.
+func waiverCheck(t *testing.T, dir string, args ...string) (map[string][]bool, int, string) {
+	t.Helper()
+	t.Chdir(dir)
+	example, _ := filepath.Abs(filepath.Join(repoRootDir, "examples/contradiction"))
+	stdout, stderr, code := run(t, "", append(append([]string{"check", "-o", "json"}, args...), example, "pr.yaml")...)
+	var r waivedReport
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil && code != ExitIncomplete {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	out := map[string][]bool{}
+	for _, f := range r.Findings {
+		out[f.Rule] = append(out[f.Rule], f.Waived != nil)
+	}
+	return out, code, stderr
+}
+
+var repoRootDir, _ = filepath.Abs("../..")
+
+// A pull request cannot waive what it brings: an annotation on its own Stage
+// (and Application) leaves a contradiction that involves another project's
+// Stages; "*" in an annotation is refused; --no-waivers ignores the
+// annotations and the .flipflop.yaml it brings, and --waivers FILE from a
+// trusted path is still honoured.
+func TestPullRequestCannotWaiveOthersFindings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write("pr.yaml", intruder("shared-branch-contradiction, shared-write-branch: trust me"))
+	got, code, _ := waiverCheck(t, dir)
+	if w := got["shared-branch-contradiction"]; len(w) != 1 || w[0] || code != ExitFindings {
+		t.Errorf("the intruder's own annotation waived the contradiction it joined: %v (exit %d)", got, code)
+	}
+
+	write("pr.yaml", intruder("*: trust me"))
+	got, code, _ = waiverCheck(t, dir)
+	if w := got["shared-branch-contradiction"]; len(w) != 1 || w[0] || len(got["invalid-waiver"]) != 2 || code != ExitFindings {
+		t.Errorf(`"*" in an annotation: %v (exit %d); want the contradiction and two invalid-waiver errors`, got, code)
+	}
+
+	// The pull request also brings a .flipflop.yaml waiving everything.
+	write("pr.yaml", intruder("unknown-application: a typo"))
+	write(".flipflop.yaml", "waivers:\n- rule: \"*\"\n  resources: [\"*/*/*\"]\n  reason: trust me\n")
+	got, _, _ = waiverCheck(t, dir)
+	if w := got["shared-branch-contradiction"]; len(w) != 1 || !w[0] {
+		t.Errorf("without --no-waivers the working directory's .flipflop.yaml is honoured (documented): %v", got)
+	}
+	got, code, _ = waiverCheck(t, dir, "--no-waivers")
+	if w := got["shared-branch-contradiction"]; len(w) != 1 || w[0] || code != ExitFindings {
+		t.Errorf("--no-waivers: %v (exit %d)", got, code)
+	}
+	trusted := filepath.Join(t.TempDir(), "trusted.yaml")
+	os.WriteFile(trusted, []byte("waivers:\n- rule: shared-write-branch\n  resources: [\"Stage/acme/*\"]\n  reason: monorepo, agreed with the platform team\n"), 0o644)
+	got, code, _ = waiverCheck(t, dir, "--no-waivers", "--waivers", trusted)
+	if sc, sw := got["shared-branch-contradiction"], got["shared-write-branch"]; len(sc) != 1 || sc[0] || len(sw) != 1 || !sw[0] || code != ExitFindings {
+		t.Errorf("--no-waivers --waivers trusted.yaml: %v (exit %d)", got, code)
+	}
+}
+
+// The waivers file is read like every input: empty or comments only is an
+// empty list, a link to /dev/zero or a FIFO is refused without reading it, and
+// the error names the file.
+func TestWaiversFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "pr.yaml"), []byte("# nothing\n"), 0o644)
+	for _, content := range []string{"", "# waivers come later\n\n", "waivers:\n", "---\n# c\n"} {
+		os.WriteFile(filepath.Join(dir, ".flipflop.yaml"), []byte(content), 0o644)
+		got, code, stderr := waiverCheck(t, dir)
+		if code != ExitFindings || len(got["shared-branch-contradiction"]) != 1 {
+			t.Errorf(".flipflop.yaml %q: exit %d, %v\n%s", content, code, got, stderr)
+		}
+	}
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, ".flipflop.yaml")); err != nil {
+		t.Skip(err)
+	}
+	_, code, stderr := waiverCheck(t, dir)
+	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: not a regular file (device)") {
+		t.Errorf("/dev/zero: exit %d\n%s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	if err := exec.Command("mkfifo", filepath.Join(dir, ".flipflop.yaml")).Run(); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	_, code, stderr = waiverCheck(t, dir)
+	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: not a regular file (named pipe)") {
+		t.Errorf("FIFO: exit %d\n%s", code, stderr)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	os.WriteFile(big, []byte("waivers: []\n"+strings.Repeat("# padding\n", 200)), 0o644)
+	_, code, stderr = waiverCheck(t, dir, "--waivers", big, "--max-file-size", "1000")
+	if code != ExitIncomplete || !strings.Contains(stderr, "file is too large") {
+		t.Errorf("over --max-file-size: exit %d\n%s", code, stderr)
+	}
+}

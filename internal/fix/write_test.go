@@ -1,0 +1,72 @@
+package fix
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Write writes exactly what the diff says (the same bytes git apply produces,
+// see TestWaysApplyAndCheckClean), and nothing at all when a file changed since
+// it was read or lies outside the paths given.
+func TestPatchWrite(t *testing.T) {
+	dst := copyTree(t, filepath.Join(repoRoot, "examples/contradiction"), "crlf")
+	plan, _ := planFor(t, dst, dst)
+	patch, err := plan.Patch(StageBranches)
+	if err != nil || patch.Empty() {
+		t.Fatalf("patch: %v", err)
+	}
+
+	// Outside the paths given: refused, nothing written.
+	other := t.TempDir()
+	if _, err := patch.Write([]string{other}); err == nil || !strings.Contains(err.Error(), "outside the paths given") {
+		t.Fatalf("a file outside the roots was accepted: %v", err)
+	}
+	// Changed since read: refused, nothing written.
+	first := patch.Files[0].Path
+	orig, _ := os.ReadFile(first)
+	if err := os.WriteFile(first, append(orig, "# edited\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patch.Write([]string{dst}); err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Fatalf("a changed file was overwritten: %v", err)
+	}
+	for _, f := range patch.Files[1:] {
+		if b, _ := os.ReadFile(f.Path); string(b) != string(f.Old) {
+			t.Fatalf("%s was written although the patch was refused", f.Path)
+		}
+	}
+	if err := os.WriteFile(first, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(first, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A symbolic link inside the root is kept; its target is rewritten.
+	if err := os.Rename(first, filepath.Join(dst, "target.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.yaml", first); err != nil {
+		t.Skip("symbolic links unsupported:", err)
+	}
+	written, err := patch.Write([]string{dst})
+	if err != nil || len(written) != len(patch.Files) {
+		t.Fatalf("written %v: %v", written, err)
+	}
+	for _, f := range patch.Files {
+		b, err := os.ReadFile(f.Path)
+		if err != nil || string(b) != string(f.New) {
+			t.Errorf("%s does not hold the patched text", f.Path)
+		}
+	}
+	if fi, err := os.Lstat(first); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link %s was replaced by a file", first)
+	}
+	if fi, _ := os.Stat(first); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's 0600 kept", fi.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dst, ".*.flipflop-*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
