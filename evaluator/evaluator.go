@@ -259,16 +259,32 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 }
 
 // Input builds the policy input from objects: conftest's combined shape
-// [{path, line, contents}], converted to an AST value once.
+// [{path, line, contents}] (plus renderedBy for rendered objects and
+// duplicateKeys for documents that repeat a key), converted to an AST value once.
 func Input(objs []Object) ast.Value {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
 		o := &objs[i]
-		terms = append(terms, ast.ObjectTerm(
+		items := [][2]*ast.Term{
 			ast.Item(ast.StringTerm("path"), ast.StringTerm(o.Path)),
 			ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(o.Line)),
 			ast.Item(ast.StringTerm("contents"), ast.NewTerm(o.Value)),
-		))
+		}
+		if o.RenderedBy != "" {
+			items = append(items, ast.Item(ast.StringTerm("renderedBy"), ast.StringTerm(o.RenderedBy)))
+		}
+		if len(o.Duplicates) > 0 {
+			dups := make([]*ast.Term, 0, len(o.Duplicates))
+			for _, d := range o.Duplicates {
+				dups = append(dups, ast.ObjectTerm(
+					ast.Item(ast.StringTerm("key"), ast.StringTerm(d.Key)),
+					ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(d.Line)),
+					ast.Item(ast.StringTerm("first"), ast.IntNumberTerm(d.First)),
+				))
+			}
+			items = append(items, ast.Item(ast.StringTerm("duplicateKeys"), ast.ArrayTerm(dups...)))
+		}
+		terms = append(terms, ast.ObjectTerm(items...))
 	}
 	return ast.NewArray(terms...)
 }

@@ -69,7 +69,7 @@ func TestContradictionExample(t *testing.T) {
 			t.Errorf("remediation lacks %q", way)
 		}
 	}
-	if report.Summary != (evaluator.Summary{Objects: 4, Error: 1, Warning: 1}) {
+	if report.Summary != (evaluator.Summary{Objects: 5, Error: 1, Warning: 1}) {
 		t.Errorf("summary %+v", report.Summary)
 	}
 }

@@ -52,6 +52,8 @@ type Loaded struct {
 	Errors []LoadError
 	// Excluded are the paths Exclude and IgnoreFile left unread.
 	Excluded []Exclusion
+	// Rendered lists the directories read as Helm charts or kustomizations.
+	Rendered []RenderedRoot
 	// Skipped counts the objects of kinds no rule reads that were dropped
 	// unconverted (0 with AllKinds).
 	Skipped int

@@ -30,17 +30,18 @@ func loadedPaths(objs []Object) []string {
 	return slices.Compact(out)
 }
 
-const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+// stage is an object the loader keeps (a kind some rule reads).
+const stage = "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata:\n  name: x\n"
 
 func TestLoaderExclude(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"a.yaml":                    cm,
+		"a.yaml":                    stage,
 		"charts/c/templates/t.yaml": "{{ broken",
-		"charts/c/values.yaml":      cm,
+		"charts/c/values.yaml":      stage,
 		"apps/.flipflopignore":      "*.json\n!keep.json\n",
 		"apps/x.json":               "{",
-		"apps/keep.json":            `{"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "k"}}`,
+		"apps/keep.json":            `{"kind": "Stage", "apiVersion": "kargo.akuity.io/v1alpha1", "metadata": {"name": "k"}}`,
 		"apps/deep/y.json":          "{",
 		".hidden/z.yaml":            "{{",
 	})
@@ -75,7 +76,7 @@ func TestLoaderIgnoreFileLink(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"secret": "*.yaml\n"})
-	writeTree(t, dir, map[string]string{"a.yaml": cm})
+	writeTree(t, dir, map[string]string{"a.yaml": stage})
 	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, DefaultIgnoreFile)); err != nil {
 		t.Skip("symbolic links unsupported:", err)
 	}
@@ -93,9 +94,9 @@ func TestLoaderExcludeBases(t *testing.T) {
 	writeTree(t, root, map[string]string{
 		"work/.flipflopignore":     "/sub/skip.yaml\n",
 		"work/sub/skip.yaml":       "{{",
-		"work/sub/keep.yaml":       cm,
+		"work/sub/keep.yaml":       stage,
 		"elsewhere/gen/skip.yaml":  "{{",
-		"elsewhere/keep.yaml":      cm,
+		"elsewhere/keep.yaml":      stage,
 		"elsewhere/deep/gen/x.yml": "{{",
 	})
 	wd, _ := os.Getwd()

@@ -37,6 +37,11 @@ type Resource struct {
 	// exists in no file ("ApplicationSet argocd/apps"); File and Line are then the
 	// ApplicationSet's.
 	GeneratedBy string `json:"generatedBy,omitempty"`
+	// RenderedBy names the Helm chart or kustomization the object was rendered
+	// by ("helm chart <dir>", "kustomize <dir>"): File is then the template (Line
+	// the template document it came from, when known) or the file kustomize
+	// read it from (before patches).
+	RenderedBy string `json:"renderedBy,omitempty"`
 }
 
 // Finding is one rule's verdict on a set of objects.
@@ -87,6 +92,9 @@ type Report struct {
 	// Excluded lists the paths that exclude patterns left unread (Loader.LoadAll); the caller's to add.
 	Excluded []Exclusion `json:"excluded,omitempty"`
 	Summary  Summary     `json:"summary"`
+	// Rendered lists the directories read as Helm charts or kustomizations
+	// (absent when every path was read as plain YAML).
+	Rendered []RenderedRoot `json:"rendered,omitempty"`
 }
 
 // sortFindings orders findings by severity (most severe first), rule, then

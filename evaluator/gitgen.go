@@ -170,6 +170,11 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 			continue
 		}
 		children, _ := c["generators"].([]any)
+		if combo == "matrix" {
+			if ng, handled, changed, err := expandMatrixWithParams(gm, children, roots, goTemplate); handled {
+				return ng, changed, err
+			}
+		}
 		changed := false
 		for i, child := range children {
 			n, ch, err := expandGenerator(child, roots, goTemplate)
@@ -185,6 +190,9 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 	git, ok := gm["git"].(map[string]any)
 	if !ok {
 		return g, false, nil
+	}
+	if templated(git) {
+		return g, false, nil // a parameter no generator gives here: left unknown
 	}
 	repoURL, _ := git["repoURL"].(string)
 	root, ok := rootFor(roots, repoURL)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,9 @@ type Loader struct {
 	// the directories a walk enters are read, and those of the directories
 	// between the working directory and each path given.
 	IgnoreFile string
+	// Renderer reads the Helm charts and kustomizations found in directories
+	// (see LoadAll); nil reads every directory as plain YAML.
+	Renderer Renderer
 	// AllKinds keeps objects of every kind. By default an object of a kind no
 	// rule reads (see ReadKind) is dropped before it is converted, and only
 	// counted (Loaded.Skipped): it costs its YAML parse and nothing more.
@@ -66,12 +70,14 @@ type loadTask struct {
 	shown string // path reported in Objects and LoadErrors (slash-separated)
 	stdin bool
 	err   *LoadError
+	mode  string // a directory to render in this mode (Renderer.Claim)
 }
 
 type loadResult struct {
-	objects []Object
-	errors  []LoadError
-	skipped int
+	objects  []Object
+	errors   []LoadError
+	rendered *Rendered
+	skipped  int
 }
 
 // Load reads every path and returns the objects in a deterministic order
@@ -89,11 +95,21 @@ func (l *Loader) Load(paths []string) ([]Object, []LoadError) {
 }
 
 // LoadAll is Load that also reports the paths that Exclude and IgnoreFile
-// left unread (an excluded directory is reported once, not its files).
+// left unread (an excluded directory is reported once, not its files), and
+// renders, with Loader.Renderer, the Helm charts and kustomizations it finds,
+// saying which directories it rendered and how.
+//
+// A directory the Renderer claims is read whole by it: a chart's files are
+// never read as plain YAML; a kustomization's files are read only through
+// kustomize (the files under its directory that no kustomization reads are
+// listed in RenderedRoot.NotListed, not read), and a kustomization another one
+// reads as a base is counted once, in the one that reads it. A file named
+// kustomization.yaml or Chart.yaml given explicitly stands for its directory.
 func (l *Loader) LoadAll(paths []string) Loaded {
 	if l == nil {
 		l = &Loader{}
 	}
+	rw := &renderWalk{renderer: l.Renderer}
 	var tasks []loadTask
 	ex, exErrs := newExcluder(l)
 	for i := range exErrs {
@@ -108,7 +124,7 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 			}
 			continue
 		}
-		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex)
+		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex, rw)
 	}
 
 	results := make([]loadResult, len(tasks))
@@ -130,8 +146,24 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 	}
 	wg.Wait()
 
-	var out Loaded
+	var renders []renderResult
+	for i, r := range results {
+		if r.rendered != nil {
+			renders = append(renders, renderResult{dir: tasks[i].path, mode: tasks[i].mode, out: *r.rendered})
+		}
+	}
+	roots, dropped := settleRenders(renders, rw.owned)
+	out := Loaded{Rendered: roots}
+	ri := 0
 	for _, r := range results {
+		if r.rendered != nil {
+			if !dropped[ri] {
+				out.Objects = append(out.Objects, r.rendered.Objects...)
+				out.Errors = append(out.Errors, r.rendered.Errors...)
+			}
+			ri++
+			continue
+		}
 		out.Objects = append(out.Objects, r.objects...)
 		out.Errors = append(out.Errors, r.errors...)
 		out.Skipped += r.skipped
@@ -146,6 +178,10 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 func (l *Loader) run(t loadTask) loadResult {
 	if t.err != nil {
 		return loadResult{errors: []LoadError{*t.err}}
+	}
+	if t.mode != "" {
+		out := l.Renderer.Render(t.path, t.shown, t.mode)
+		return loadResult{rendered: &out}
 	}
 	var data []byte
 	var err *LoadError
@@ -178,7 +214,7 @@ func (l *Loader) readStdin() ([]byte, *LoadError) {
 }
 
 // collectLoadTasks appends the tasks for one path given by the user.
-func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder) []loadTask {
+func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder, rw *renderWalk) []loadTask {
 	shown := filepath.ToSlash(p)
 	fi, err := os.Stat(p) // follows a symbolic link given explicitly
 	if err != nil {
@@ -193,7 +229,14 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder) []l
 	}
 	switch {
 	case fi.IsDir():
-		return walkLoadTasks(tasks, p, follow, ex)
+		return walkLoadTasks(tasks, p, follow, ex, rw)
+	case fi.Mode().IsRegular() && rw.renderer != nil && isRenderFile(p):
+		// A kustomization.yaml or Chart.yaml stands for its directory.
+		dir := filepath.Dir(p)
+		if mode := rw.renderer.Claim(dir); mode != "" {
+			return append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
+		}
+		return append(tasks, loadTask{path: p, shown: shown})
 	case fi.Mode().IsRegular():
 		return append(tasks, loadTask{path: p, shown: shown})
 	default:
@@ -201,8 +244,9 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder) []l
 	}
 }
 
-// walkLoadTasks appends the tasks for the manifest files under root.
-func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder) []loadTask {
+// walkLoadTasks appends the tasks for the manifest files under root, and for
+// the directories rw's renderer claims.
+func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw *renderWalk) []loadTask {
 	walkRoot := root
 	realRoot, rootErr := filepath.EvalSymlinks(root)
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -232,6 +276,13 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder) []l
 				}
 				tasks = append(tasks, ex.enter(path)...)
 			}
+			if mode, skip := rw.enter(path); mode != "" {
+				dir := strings.TrimSuffix(path, string(filepath.Separator))
+				tasks = append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
+				if skip {
+					return filepath.SkipDir
+				}
+			}
 			return nil
 		}
 		if !isManifestName(name) {
@@ -239,6 +290,9 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder) []l
 		}
 		if ex != nil && ex.skip(path, false) {
 			return nil
+		}
+		if rw.owner(path) != "" {
+			return nil // read through kustomize only
 		}
 		shown := filepath.ToSlash(path)
 		mode := d.Type()
@@ -278,6 +332,13 @@ func insideRoot(path, realRoot string, rootErr error) bool {
 	}
 	rel, err := filepath.Rel(realRoot, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// isRenderFile reports whether a file given explicitly names a directory to
+// render: a kustomization file or a Chart.yaml.
+func isRenderFile(p string) bool {
+	base := filepath.Base(p)
+	return base == "Chart.yaml" || slices.Contains(kustomizationNames, base)
 }
 
 // isManifestName reports whether a file found in a directory walk is read.
@@ -432,7 +493,9 @@ func isDocumentMarker(line []byte, c byte) bool {
 // sequence, yields its items instead (items of a FooList that have no kind
 // get kind Foo and the list's apiVersion, as the API server omits them).
 // Documents that are empty, comments, scalars, sequences or mappings without
-// kind are skipped. Line numbers are 1-based and absolute in the file. A
+// kind are skipped. A mapping key repeated in a document keeps its last
+// value, as Kubernetes' and Argo CD's decoders do, and is recorded in
+// Object.Duplicates. Line numbers are 1-based and absolute in the file. A
 // document yaml.v3 cannot parse is reported at the line yaml.v3 names
 // (scanner errors point at the offending line, parser errors such as "did
 // not find expected key" at the start of the enclosing collection) or, when
@@ -602,11 +665,13 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) 
 	if root.Kind != yaml.MappingNode || !mayHaveKind(root) {
 		return nil, nil
 	}
-	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues}
+	var dups []DuplicateKey
+	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues, duplicates: &dups}
 	if d.filter {
 		if kind, apiVersion, ok := peekKind(root); ok {
 			if strings.HasSuffix(kind, "List") {
-				return d.listItems(&c, root, kind, apiVersion, offset)
+				objs, lerr := d.listItems(&c, root, kind, apiVersion, offset)
+				return withDuplicates(objs, dups), lerr
 			}
 			if !ReadKind(apiVersion, kind) {
 				d.skipped++
@@ -627,9 +692,9 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]Object, *LoadError) 
 		return nil, nil
 	}
 	if items, ok := listItems(obj, kind); ok {
-		return d.keep(listObjects(path, root, obj, kind, items, offset)), nil
+		return d.keep(withDuplicates(listObjects(path, root, obj, kind, items, offset), dups)), nil
 	}
-	return d.keep([]Object{newObject(path, offset+firstKeyLine(root), obj)}), nil
+	return d.keep(withDuplicates([]Object{newObject(path, offset+firstKeyLine(root), obj)}, dups)), nil
 }
 
 // keep drops, when filtering, the objects of kinds no rule reads (those whose

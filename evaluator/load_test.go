@@ -253,7 +253,6 @@ func TestLoadBytesErrorLines(t *testing.T) {
 		{"tab", "kind: B\nx:\n\ty: 1\n", 5, "found character that cannot start any token"},
 		{"unknown anchor (no line: document start)", "kind: B\nx: *nope\n", 2, "unknown anchor 'nope' referenced"},
 		{"control character", "kind: B\nx: \x01\n", 2, "control characters are not allowed"},
-		{"duplicate key", "kind: B\nmetadata:\n  name: a\n  name: b\n", 6, `duplicate key "name" (first defined at line 5)`},
 		{"complex key", "kind: B\n? [a]\n: 1\n", 4, "mapping key must be a scalar, not a sequence"},
 		{"bad explicit tag", "kind: B\nx: !!int abc\n", 4, "cannot decode !!str `abc` as a !!int"},
 		{"too deep", "kind: B\nx: " + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + "\n", 4, "nesting is deeper than 1000 levels"},
@@ -591,7 +590,7 @@ func TestLoaderFileRemovedAfterWalk(t *testing.T) {
 	if err := os.WriteFile(path, []byte("kind: A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tasks := collectLoadTasks(nil, tmp, false, nil)
+	tasks := collectLoadTasks(nil, tmp, false, nil, &renderWalk{})
 	if len(tasks) != 1 || tasks[0].err != nil {
 		t.Fatalf("tasks = %+v", tasks)
 	}

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -18,6 +19,17 @@ type Object struct {
 	APIVersion, Kind, Namespace, Name string
 	// Value is the decoded object (an ast.Object), converted once at load time.
 	Value ast.Value
+	// Rendered is how the object was produced when it is not written in Path
+	// as it stands: ModeHelm (Path is the template it was rendered from) or
+	// ModeKustomize (Path is the file kustomize read it from, before the
+	// kustomization's patches and transformers). Empty for plain YAML.
+	Rendered string
+	// Duplicates lists the mapping keys the object's document repeats: the
+	// last value was kept, as Kubernetes does (the duplicate-key rule warns).
+	Duplicates []DuplicateKey
+	// RenderedBy names what rendered the object, for findings:
+	// "helm chart <dir>" or "kustomize <dir>". Empty for plain YAML.
+	RenderedBy string
 }
 
 // LoadError reports input that could not be read or decoded. Every other
@@ -34,4 +46,21 @@ func (e LoadError) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Message)
 	}
 	return fmt.Sprintf("%s: %s", e.Path, e.Message)
+}
+
+// withDuplicates gives each object the repeated keys of its document: for the
+// items of a List, those at or after the item's first line and before the
+// next item's.
+func withDuplicates(objs []Object, dups []DuplicateKey) []Object {
+	if len(dups) == 0 || len(objs) == 0 {
+		return objs
+	}
+	for _, d := range dups {
+		// objs are in line order: the owner is the last one starting at or
+		// before the key (a binary search, so that many keys in a long List
+		// cost n log n, not n²).
+		owner := max(0, sort.Search(len(objs), func(i int) bool { return objs[i].Line > d.Line })-1)
+		objs[owner].Duplicates = append(objs[owner].Duplicates, d)
+	}
+	return objs
 }

@@ -91,9 +91,22 @@ type yamlConverter struct {
 	// active holds the anchored nodes being converted, to detect aliases
 	// that refer to a node containing them.
 	active map[*yaml.Node]struct{}
+	// duplicates, when set, makes a repeated mapping key keep its last value
+	// (as Kubernetes' and Argo CD's decoders do) and records it here, instead
+	// of being an error.
+	duplicates *[]DuplicateKey
 	// keyProbes counts key comparisons and index lookups while building
 	// mappings (tests check that it grows linearly with the keys).
 	keyProbes int
+}
+
+// DuplicateKey is a mapping key repeated in a document: the last value counts.
+type DuplicateKey struct {
+	Key string `json:"key"`
+	// Line is the repeated key's line, First the line of its first occurrence
+	// (1-based, absolute in the file).
+	Line  int `json:"line"`
+	First int `json:"first"`
 }
 
 // smallMapping is the number of pairs up to which a mapping finds keys by
@@ -265,12 +278,18 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		if j := find(key); j >= 0 {
+		j := find(key)
+		if j >= 0 && c.duplicates == nil {
 			return nil, c.errorf(k.Line, "duplicate key %q (first defined at line %d)", key, c.lineOffset+lines[j])
 		}
 		vt, err := c.term(v)
 		if err != nil {
 			return nil, err
+		}
+		if j >= 0 {
+			*c.duplicates = append(*c.duplicates, DuplicateKey{Key: key, Line: c.lineOffset + k.Line, First: c.lineOffset + lines[j]})
+			pairs[j][1], lines[j] = vt, k.Line
+			continue
 		}
 		add(key, vt, k.Line)
 	}

@@ -66,6 +66,11 @@ func conftestVerdicts(t *testing.T, h host, policyArgs []string, dir string) []s
 	return sortVerdicts(vs)
 }
 
+// flipflopOnly reports a verdict of a rule that reads what only flipflop's own
+// loader knows (a repeated key: conftest parses YAML itself, keeping the last
+// value as flipflop does, but cannot say a key was repeated).
+func flipflopOnly(v string) bool { return strings.HasPrefix(v, "duplicate-key ") }
+
 // For every example and sample estate, every conftest of the matrix running the
 // generated policy folder (bundles/conftest) reports the same (rule, resources)
 // set as flipflop check, and so does every opa of the matrix evaluating the
@@ -77,7 +82,7 @@ func TestCompatConftestAndOPAAgreeWithFlipflop(t *testing.T) {
 	policy := []string{"-p", "bundles/conftest"}
 	for _, dir := range estates(t) {
 		t.Run(dir, func(t *testing.T) {
-			want := flipflopVerdicts(t, bin, dir)
+			want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
 			for _, c := range conftests {
 				if got := conftestVerdicts(t, c, policy, dir); !slices.Equal(got, want) {
 					t.Errorf("%s %v\nflipflop %v", c, got, want)

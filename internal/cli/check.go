@@ -49,7 +49,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	fs, f := newCheckFlags("check")
 	fs.SetOutput(stdio.Err)
 	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster. Paths matched by --exclude, by exclude:\nin .flipflop.yaml or by a .flipflopignore file (.gitignore syntax) are not read.\n\nExit codes: 0 clean; 1 findings at or above --fail-on; 2 a usage error, an input that could not\nbe read, or no Kargo Stage and no Argo CD Application among the inputs (unless --allow-empty).\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster. Paths matched by --exclude, by exclude:\nin .flipflop.yaml or by a .flipflopignore file (.gitignore syntax) are not read.\n\n%s\nExit codes: 0 clean; 1 findings at or above --fail-on; 2 a usage error, an input that could not\nbe read, or no Kargo Stage and no Argo CD Application among the inputs (unless --allow-empty).\n\nFlags:\n%s", readHelp, fs.FlagUsages())
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -69,6 +69,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	}
 	report.Errors = append(report.Errors, in.errs...)
 	report.Excluded = in.excluded
+	report.Rendered = in.rendered
 	report.Summary.Skipped = in.skipped
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}); err != nil {
 		return err

@@ -80,7 +80,7 @@ func TestJSONContract(t *testing.T) {
 	if r != want {
 		t.Errorf("first resource %+v, want %+v", r, want)
 	}
-	if report.Summary != (evaluator.Summary{Objects: 4, Skipped: 2, Error: 1, Warning: 1}) {
+	if report.Summary != (evaluator.Summary{Objects: 5, Skipped: 1, Error: 1, Warning: 1}) {
 		t.Errorf("summary %+v", report.Summary)
 	}
 	// Field names of the contract, spelled exactly.
@@ -155,7 +155,7 @@ func TestTextNamesEverything(t *testing.T) {
 		"../../examples/contradiction/kargo.yaml:18",
 		"auto-sync on",
 		"Stage-specific branches (recommended)",
-		"4 objects checked (2 more skipped: no rule reads their kind): 1 error, 1 warning, 0 info",
+		"5 objects checked (1 more skipped: no rule reads their kind): 1 error, 1 warning, 0 info",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, stdout)

@@ -132,7 +132,7 @@ func TestFixApplyFromSubdirectory(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("--apply: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.HasPrefix(stdout, diff) || !strings.Contains(stdout, "flipflop check after the change:\n\n4 objects checked (2 more skipped: no rule reads their kind): 0 errors, 0 warnings, 0 info\n") {
+	if !strings.HasPrefix(stdout, diff) || !strings.Contains(stdout, "flipflop check after the change:\n\n5 objects checked (1 more skipped: no rule reads their kind): 0 errors, 0 warnings, 0 info\n") {
 		t.Errorf("--apply does not print the diff and the clean check after it:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "wrote 2 files: ../apps/argocd.yaml, ../kargo/kargo.yaml") {

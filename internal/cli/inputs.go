@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
+	"github.com/flipflop-dev/flipflop/internal/render"
 )
 
 // inputFlags select what a command reads: files, directories and stdin, a live
@@ -27,10 +31,35 @@ type inputFlags struct {
 	allowEmpty       bool
 	exclude          []string
 	noIgnoreFile     bool
+	read             string
+	helm             render.HelmOptions
+	valuesFiles      []string
+	renderTimeout    time.Duration
 	cluster          clusterFlags
 
 	configExclude []evaluator.Exclude // exclude: of the configuration file, set by settings
 }
+
+// Read modes: how directories are read.
+const (
+	readAuto  = "auto"
+	readPlain = "plain"
+)
+
+var readModes = []string{readAuto, readPlain}
+
+// readHelp says how paths are read, for the commands' --help.
+const readHelp = `How a path is read (--read auto, the default):
+  a directory with kustomization.yaml (.yml, Kustomization)  built with Kustomize: only what it
+      lists counts, with its patches; a kustomization another one reads is counted there
+  a directory with Chart.yaml  rendered with Helm: values.yaml, then --values, --set, --set-string
+  any other directory  walked for .yaml, .yml and .json files, each read as it stands
+  a file  read as it stands (a kustomization.yaml or Chart.yaml stands for its directory)
+--read plain reads every file as it stands, charts and kustomizations included. Rendering is
+offline (remote bases and unvendored chart dependencies are input errors), reads only inside
+the paths given and --repo-root, and is limited in time (--render-timeout), memory and output
+(--max-file-size); the output lists the directories rendered and how.
+`
 
 // DefaultWaiversFile is read, when present in the working directory, unless
 // --waivers names another file.
@@ -48,7 +77,14 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
 	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+evaluator.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
 	fs.BoolVar(&in.followSymlinks, "follow-symlinks", false, "read files that symbolic links in a directory point to outside it (default: report them and skip)")
-	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors")
+	fs.Int64Var(&in.maxFileSize, "max-file-size", evaluator.DefaultMaxFileSize, "largest input file read, in bytes; larger files are reported as errors (and the largest output of one rendered chart or kustomization)")
+	fs.StringVar(&in.read, "read", readAuto, "how directories are read: auto (a directory with kustomization.yaml is built with Kustomize, one with Chart.yaml is rendered with Helm, the rest is plain YAML) or plain (every .yaml, .yml and .json file as it stands)")
+	fs.StringArrayVar(&in.valuesFiles, "values", nil, "a Helm values file for every chart rendered, over the chart's values.yaml (repeatable; later files win)")
+	fs.StringArrayVar(&in.helm.Set, "set", nil, "a Helm value for every chart rendered: key=value as helm --set (repeatable)")
+	fs.StringArrayVar(&in.helm.SetString, "set-string", nil, "a Helm string value for every chart rendered: key=value as helm --set-string (repeatable)")
+	fs.StringVar(&in.helm.ReleaseName, "release-name", "", "the Helm release name (.Release.Name) charts are rendered with (default: the chart's name)")
+	fs.StringVar(&in.helm.Namespace, "release-namespace", "", "the Helm release namespace (.Release.Namespace) charts are rendered with (default: default)")
+	fs.DurationVar(&in.renderTimeout, "render-timeout", render.DefaultTimeout, "time limit for rendering one chart or kustomization")
 	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
 	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+evaluator.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
@@ -66,6 +102,15 @@ func (in *inputFlags) validate(paths []string) error {
 	}
 	if len(paths) == 0 && !in.cluster.enabled() {
 		return usagef("give at least one PATH (a file, a directory, or - for stdin), or --cluster")
+	}
+	if !slices.Contains(readModes, in.read) {
+		return usagef("unknown --read mode %q (want %s)", in.read, joinOr(readModes))
+	}
+	if in.read == readPlain && (len(in.valuesFiles) > 0 || len(in.helm.Set) > 0 || len(in.helm.SetString) > 0) {
+		return usagef("--values, --set and --set-string render charts: they cannot be used with --read plain")
+	}
+	if in.renderTimeout <= 0 {
+		return usagef("--render-timeout must be positive")
 	}
 	return in.cluster.validate()
 }
@@ -108,6 +153,48 @@ func (in *inputFlags) loader(stdin io.Reader) *evaluator.Loader {
 	return l
 }
 
+// renderer returns the renderer of charts and kustomizations (nil with --read
+// plain): confined to the paths given and the --repo-root checkouts.
+func (in *inputFlags) renderer(paths []string, roots []evaluator.RepoRoot) (*render.Renderer, error) {
+	if in.read == readPlain {
+		return nil, nil
+	}
+	r := &render.Renderer{
+		Roots:       render.RootsOf(paths),
+		MaxFileSize: in.maxFileSize,
+		Timeout:     in.renderTimeout,
+		Helm:        in.helm,
+	}
+	for _, root := range roots {
+		if rr, err := render.NewRoot(root.Dir); err == nil {
+			r.Roots = append(r.Roots, rr)
+		}
+	}
+	for _, f := range in.valuesFiles {
+		data, err := readValuesFile(f, in.maxFileSize)
+		if err != nil {
+			return nil, usagef("--values: %v", err)
+		}
+		r.Helm.ValuesFiles = append(r.Helm.ValuesFiles, render.NamedData{Name: filepath.ToSlash(f), Data: data})
+	}
+	return r, nil
+}
+
+// readValuesFile reads a --values file: a regular file of at most limit bytes.
+func readValuesFile(name string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than --max-file-size", name)
+	}
+	return os.ReadFile(name)
+}
+
 func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 	var roots []evaluator.RepoRoot
 	for _, dir := range in.repoRoots {
@@ -122,13 +209,15 @@ func (in *inputFlags) roots() ([]evaluator.RepoRoot, error) {
 }
 
 // loaded is what a command works on: the evaluator with the settings of the
-// flags, the objects read, and what could not be read.
+// flags, the objects read, what could not be read, and the directories
+// rendered.
 type loaded struct {
 	ev       *evaluator.Evaluator
 	settings evaluator.Settings
 	objs     []evaluator.Object
 	errs     []evaluator.LoadError
 	excluded []evaluator.Exclusion
+	rendered []evaluator.RenderedRoot
 	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
 	empty   bool
 	skipped int // objects of kinds no rule reads, dropped unconverted
@@ -152,7 +241,7 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, skipped: r.Skipped}
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped}
 	if err := l.checkEmpty(ctx, in, paths); err != nil {
 		return nil, err
 	}
@@ -225,7 +314,20 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (evalu
 		return r, err
 	}
 	if len(paths) > 0 {
-		r = in.loader(stdio.In).LoadAll(paths)
+		l := in.loader(stdio.In)
+		rr, err := in.renderer(paths, roots)
+		if err != nil {
+			return r, err
+		}
+		if rr != nil {
+			l.Renderer = rr
+		}
+		r = l.LoadAll(paths)
+		for i := range r.Rendered {
+			for j, f := range r.Rendered[i].NotListed {
+				r.Rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
+			}
+		}
 	}
 	if in.cluster.enabled() {
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)

@@ -19,7 +19,7 @@ import (
 
 // TemplateVersion is the metadata.gatekeeper.sh/version of every template; bump
 // the major version when a template starts to need more synced data.
-const TemplateVersion = "1.0.0"
+const TemplateVersion = "2.0.0"
 
 // syncKinds are the kinds the Gatekeeper adapter reads from data.inventory.
 var syncKinds = []struct{ Group, Version, Kind string }{
@@ -28,6 +28,7 @@ var syncKinds = []struct{ Group, Version, Kind string }{
 	{"kargo.akuity.io", "v1alpha1", "Stage"},
 	{"kargo.akuity.io", "v1alpha1", "PromotionTask"},
 	{"kargo.akuity.io", "v1alpha1", "ClusterPromotionTask"},
+	{"kargo.akuity.io", "v1alpha1", "Warehouse"},
 }
 
 // matchKinds are the kinds a template reviews: findings name Stages and

@@ -63,6 +63,9 @@ func cmpOr(s, def string) string {
 
 // node returns the mapping of object o in its file.
 func (e *estate) node(o *evaluator.Object) (*source, *yaml.Node, error) {
+	if o.Rendered != "" {
+		return nil, nil, fmt.Errorf("%s: %s %s/%s was rendered by %s: change the template or kustomization by hand", o.Path, o.Kind, o.Namespace, o.Name, o.Rendered)
+	}
 	s, err := e.source(o.Path)
 	if err != nil {
 		return nil, nil, err

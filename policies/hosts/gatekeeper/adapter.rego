@@ -2,10 +2,11 @@
 # title: Gatekeeper adapter
 # description: |
 #   Turns a Gatekeeper review into the model's input: the reviewed object plus the
-#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks and
-#   ClusterPromotionTasks (the reviewed object's stale inventory copy excluded),
-#   runs one rule, and keeps the findings that involve the reviewed object (for a
-#   PromotionTask or ClusterPromotionTask: the Stages that use it).
+#   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
+#   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
+#   copy excluded), runs one rule, and keeps the findings that involve the
+#   reviewed object (for a PromotionTask or ClusterPromotionTask: the Stages that
+#   use it).
 #   At admission, a finding is a violation only when the change introduces or
 #   worsens it: the same rule runs on the estate as it was (the old object on an
 #   UPDATE, the estate without the object on a CREATE), and a finding already there
@@ -26,7 +27,11 @@ namespaced := [
 	["argoproj.io/v1alpha1", "ApplicationSet"],
 	["kargo.akuity.io/v1alpha1", "Stage"],
 	["kargo.akuity.io/v1alpha1", "PromotionTask"],
+	["kargo.akuity.io/v1alpha1", "Warehouse"],
 ]
+
+# The cluster-scoped inventory paths read.
+cluster_scoped := [["kargo.akuity.io/v1alpha1", "ClusterPromotionTask"]]
 
 review := input.review.object
 
@@ -120,9 +125,10 @@ inventory := array.concat(
 		not same(review_ref, kind, ns, name)
 	],
 	[{"path": "inventory", "contents": o} |
+		some [gv, kind] in cluster_scoped
 		some name
-		o := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-		not same(review_ref, "ClusterPromotionTask", "", name)
+		o := data.inventory.cluster[gv][kind][name]
+		not same(review_ref, kind, "", name)
 	],
 )
 

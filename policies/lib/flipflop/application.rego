@@ -30,6 +30,7 @@ record(obj, ref, namespace, appset) := {
 	"metadata_known": true,
 	"auto_sync": auto_sync(obj),
 	"sources": sources(obj),
+	"spec_source": spec_source(obj),
 	"ref": ref,
 	"appset": appset,
 } if {
@@ -49,6 +50,14 @@ sources(obj) := [hydrator_source(h)] if {
 } else := [source(s, i) | some i, s in objects.array_at(obj, ["spec", "sources"])] if {
 	count(objects.array_at(obj, ["spec", "sources"])) > 0
 } else := [source(s, 0) | s := objects.object_at(obj, ["spec", "source"]); count(s) > 0]
+
+# spec_source reports whether the Application's one source is `spec.source` (no
+# hydrator, no `spec.sources`): Kargo v0.x checks revisions of such sources only.
+spec_source(obj) if {
+	count(objects.object_at(obj, ["spec", "sourceHydrator"])) == 0
+	count(objects.array_at(obj, ["spec", "sources"])) == 0
+	count(objects.object_at(obj, ["spec", "source"])) > 0
+} else := false
 
 source(s, i) := {
 	"index": i,

@@ -139,6 +139,24 @@ targets(s, env, entry, name, ns) := [] if {
 	apps.selector_matches(sel, a.labels)
 ]
 
+# namesakes lists the Applications named name (written, generated, or generated
+# under a name pattern that matches it) in namespaces other than ns: where an
+# argocd-update entry that finds nothing in ns may have meant to look.
+namesakes(name, ns) := array.concat(
+	[a | some a in object.get(apps_by_name, name, []); a.namespace != ns],
+	[instance(a, name) |
+		some a in apps.patterns
+		a.namespace != ns
+		replace(a.name_pattern, "*", "") != ""
+		glob.match(a.name_pattern, null, name)
+	],
+)
+
+apps_by_name := {n: group |
+	some n in {a.name | some a in apps.records; a.name_known}
+	group := [a | some a in apps.records; a.name_known; a.name == n]
+}
+
 # selector substitutes ctx and vars into a label selector's values, as Kargo does
 # (selectors may use ctx and vars).
 selector(env, sel) := {
@@ -210,11 +228,14 @@ desired_class(d) := "literal" if {
 	regex.match(`(commitFrom|chartFrom|imageFrom)\(`, d)
 } else := "expression"
 
-# pins lists every (Stage, Application source) a Stage pins. Kargo picks the
-# desired revision for a source by exact string equality of repoURL and chart, so
-# that is what is matched here; selector matches that do not authorize the Stage
-# are skipped, as Kargo skips them.
-pins := [p |
+# pins lists every (Stage, Application source) a Stage pins: argocd-update
+# steps, and the revision checks of legacy argoCDAppUpdates.
+pins := array.concat(step_pins, legacy_pins)
+
+# step_pins: argocd-update's pins. Kargo picks the desired revision for a source
+# by exact string equality of repoURL and chart, so that is what is matched here;
+# selector matches that do not authorize the Stage are skipped, as Kargo skips them.
+step_pins := [p |
 	some u in updates
 	some t in u.targets
 	pinnable(u, t)
@@ -425,4 +446,12 @@ writers_by_stage := {k: group |
 
 # unknown_writes lists the Stages some of whose pushes land on a repository or
 # branch the model cannot know.
-unknown_writes := {w.stage.key | some w in writers; not w.pointer.known}
+unknown_writes := {w.stage.key | some w in writers; not w.pointer.known} | unknown_steps
+
+# unknown_steps lists the Stages with a task step whose PromotionTask no input
+# defines: what those steps push and pin is unknown, not absent.
+unknown_steps := {s.key |
+	some s in stages.records
+	some step in s.steps
+	step.task_resolved == false
+}

@@ -43,7 +43,7 @@ test_unknown_kinds_are_ignored if {
 	docs := objects.docs with input as f.estate([
 		{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
 		{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}},
-		{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Warehouse", "metadata": {"name": "x"}},
+		{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Freight", "metadata": {"name": "x"}},
 		stage,
 	])
 	[d.ref.kind | some d in docs] == ["Stage"]

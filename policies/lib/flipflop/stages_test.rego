@@ -49,6 +49,7 @@ test_promotion_task_in_other_namespace_is_unresolved if {
 		"alias": "promo", "uses": "", "config": {},
 		"env": {"ctx": {"project": "acme", "stage": "dev"}, "vars": {}},
 		"task": "promo", "task_resolved": false,
+		"task_ref": {"kind": "PromotionTask", "name": "promote", "namespace": "acme"},
 	}
 	count(r.steps) == 2
 }

@@ -52,8 +52,8 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(
-			"Stages %s all pin desiredRevision on Application %s; it can be at only one of their revisions, so at least one of them will always see it as not synced to the desired revision.",
-			[result.names(stages), key],
+			"Stages %s all pin desiredRevision on Application %s; it can be at only one of their revisions, so at least one of them will always see it as not synced to the desired revision.%s",
+			[result.names(stages), key, model.legacy_note(pins)],
 		),
 		result.refs(array.concat([p.stage.ref | some p in pins], [pins[0].app.ref])),
 		key,

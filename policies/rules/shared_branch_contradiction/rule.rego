@@ -103,9 +103,9 @@ message(stage_keys, app_keys, pointer, group) := sprintf(
 	concat(" ", [
 		"Stages %s all pin desiredRevision on Applications %s, which track %s.",
 		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",
-		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s",
+		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
 	]),
-	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group)],
+	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group), model.legacy_note(group)],
 )
 
 auto_sync(group) := {p.app.key: p.app.auto_sync | some p in group}

@@ -65,8 +65,8 @@ report contains finding if {
 	reason := unreachable(p)
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s", [
-			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason,
+		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s", [
+			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.legacy_note([p]),
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),

@@ -33,6 +33,7 @@ read_kinds := {
 	"Stage": "kargo.akuity.io/",
 	"PromotionTask": "kargo.akuity.io/",
 	"ClusterPromotionTask": "kargo.akuity.io/",
+	"Warehouse": "kargo.akuity.io/",
 }
 
 read(doc) if {
@@ -40,15 +41,24 @@ read(doc) if {
 	startswith(doc.apiVersion, read_kinds[doc.kind])
 }
 
-# ref names an object in findings: apiVersion, kind, namespace, name, file and line.
-ref(obj, entry) := {
-	"apiVersion": obj.apiVersion,
-	"kind": obj.kind,
-	"namespace": str(obj, ["metadata", "namespace"]),
-	"name": str(obj, ["metadata", "name"]),
-	"file": str(entry, ["path"]),
-	"line": object.get(entry, "line", 0),
-}
+# ref names an object in findings: apiVersion, kind, namespace, name, file and
+# line (and renderedBy, for an object a Helm chart or kustomization rendered).
+ref(obj, entry) := object.union(
+	{
+		"apiVersion": obj.apiVersion,
+		"kind": obj.kind,
+		"namespace": str(obj, ["metadata", "namespace"]),
+		"name": str(obj, ["metadata", "name"]),
+		"file": str(entry, ["path"]),
+		"line": object.get(entry, "line", 0),
+	},
+	rendered_by(entry),
+)
+
+rendered_by(entry) := {"renderedBy": entry.renderedBy} if {
+	is_string(entry.renderedBy)
+	entry.renderedBy != ""
+} else := {}
 
 str(obj, path) := v if {
 	v := object.get(obj, path, "")
@@ -70,6 +80,8 @@ stages := by_kind.Stage
 promotion_tasks := by_kind.PromotionTask
 
 cluster_promotion_tasks := by_kind.ClusterPromotionTask
+
+warehouses := by_kind.Warehouse
 
 # value_at reads a path from an object, returning def when it is absent or null.
 value_at(obj, path, def) := v if {

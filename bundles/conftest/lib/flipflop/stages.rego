@@ -96,6 +96,7 @@ inflate(step, i, ctx, _) := [{
 	"env": {"ctx": ctx, "vars": {}},
 	"task": object.get(step, "as", sprintf("task-%d", [i])),
 	"task_resolved": false,
+	"task_ref": {"kind": task_kind(step.task), "name": object.get(step.task, "name", ""), "namespace": task_namespace(step.task, ctx)},
 }] if {
 	is_object(step.task)
 	count(task_for(step.task, ctx)) == 0
@@ -106,6 +107,14 @@ task_for(task, ctx) := object.get(tasks, sprintf("/%s", [object.get(task, "name"
 } else := object.get(tasks, sprintf("%s/%s", [ctx.project, object.get(task, "name", "")]), [])
 
 is_task(step) if is_object(step.task)
+
+task_kind(task) := "ClusterPromotionTask" if {
+	task.kind == "ClusterPromotionTask"
+} else := "PromotionTask"
+
+task_namespace(task, ctx) := "" if {
+	task.kind == "ClusterPromotionTask"
+} else := ctx.project
 
 step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) if {
 	is_array(step.vars)

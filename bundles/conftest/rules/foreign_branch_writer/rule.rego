@@ -87,11 +87,11 @@ message(pinners, writer_keys, pins, writes, pointer) := sprintf(
 	concat(" ", [
 		"Stage %s pins desiredRevision on Application %s, which tracks %s, and Stage %s pushes to that branch without pinning it.",
 		"Every such push moves the head away from the pinned commit: %s turns Unhealthy (\"does not match the desired revision\")",
-		"until it promotes again, while Argo CD shows the Application Synced and Healthy.%s",
+		"until it promotes again, while Argo CD shows the Application Synced and Healthy.%s%s",
 	]),
 	[
 		result.names(pinners), result.names({p.app.key | some p in pins}), pointer,
-		result.names(writer_keys), result.names(pinners), assumption(pins, writes),
+		result.names(writer_keys), result.names(pinners), assumption(pins, writes), model.legacy_note(pins),
 	],
 )
 

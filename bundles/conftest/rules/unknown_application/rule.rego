@@ -5,7 +5,8 @@
 #   manifests defines or generates. Either it lives elsewhere (another repository,
 #   created by hand), or the name is wrong and the promotion will fail with
 #   `unable to find Argo CD Application "<app>" in namespace "<ns>"`. Without it,
-#   flipflop cannot check the Stage's pins.
+#   flipflop cannot check the Stage's pins. When an Application of that name exists
+#   in another namespace, `application-in-other-namespace` reports it instead.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
 #     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
@@ -37,10 +38,11 @@ import data.lib.flipflop.model
 import data.lib.flipflop.result
 
 report contains finding if {
-	some u in model.updates
+	some u in array.concat(model.updates, model.legacy_updates)
 	not u.selector
 	model.resolvable(u.name, u.namespace)
 	count(u.targets) == 0
+	count(model.namesakes(u.name, u.namespace)) == 0
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Stage %s updates Application %s/%s, which no input defines or generates.", [u.stage.key, u.namespace, u.name]),

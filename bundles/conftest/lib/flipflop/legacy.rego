@@ -1,0 +1,174 @@
+# METADATA
+# title: Legacy promotion mechanisms
+# description: |
+#   Stages written for Kargo v0.8 and earlier (`spec.promotionMechanisms`). Their
+#   `argoCDAppUpdates` have no `desiredRevision`: Kargo checks a single-source Git
+#   Application against the Freight's commit of the Application's repository, which
+#   is the commit `gitRepoUpdates` pushed when the Stage pushes to that repository
+#   (`healthCheckCommit`), else the commit the Warehouse found. The Freight carries
+#   a commit of a repository only when a Warehouse the Stage's Freight comes from
+#   subscribes to it (`requestedFreight[].origin`, `subscriptions.warehouse`, or
+#   the Warehouses of `subscriptions.upstreamStages`, transitively); an origin the
+#   inputs do not define, or two Warehouses subscribing to the repository (which
+#   Kargo rejects as ambiguous), leaves the check unknown: no pin.
+package lib.flipflop.legacy
+
+import data.lib.flipflop.config
+import data.lib.flipflop.expr
+import data.lib.flipflop.objects
+import data.lib.flipflop.repo
+import data.lib.flipflop.stages
+
+# updates lists every argoCDAppUpdates entry of every Stage, shaped like an
+# argocd-update app entry (stage, step, index, namespace, name).
+updates := [u |
+	some s in stages.records
+	some i, entry in objects.array_at(s.legacy, ["argoCDAppUpdates"])
+	is_object(entry)
+	u := {
+		"stage": s,
+		"step": {
+			"alias": sprintf("promotionMechanisms.argoCDAppUpdates[%d]", [i]),
+			"uses": "argoCDAppUpdates",
+			"config": entry,
+			"env": {"ctx": s.ctx, "vars": {}},
+			"task": "",
+			"task_resolved": true,
+		},
+		"index": i,
+		"entry": entry,
+		"namespace": namespace(entry),
+		"name": objects.string_at(entry, ["appName"]),
+	}
+]
+
+namespace(entry) := ns if {
+	ns := objects.string_at(entry, ["appNamespace"])
+	ns != ""
+} else := config.argocd_namespace
+
+# checks returns the revision check Kargo v0.x registers for an Application an
+# update names: at most one, on its `spec.source`, when that is a Git source
+# whose repository exactly one origin Warehouse subscribes to.
+checks(u, app) := [c |
+	app.spec_source == true
+	src := app.sources[0]
+	src.chart == ""
+	src.repo_known
+	subscribed := [w | some w in origin_warehouses(u, src); subscribes(w, src.repo_id)]
+	count(subscribed) == 1
+	c := check(u.stage, src, subscribed[0])
+]
+
+check(s, src, warehouse) := {
+	"source": src,
+	"desired": "the commit its gitRepoUpdates push (healthCheckCommit)",
+	"desired_class": "own",
+	"warehouse": warehouse.key,
+} if {
+	pushes_to(s, src.repo_id)
+} else := {
+	"source": src,
+	"desired": sprintf("the Freight's commit of %s (Warehouse %s)", [src.repo_url, warehouse.key]),
+	"desired_class": "freight",
+	"warehouse": warehouse.key,
+}
+
+pushes_to(s, repo_id) if {
+	some g in objects.array_at(s.legacy, ["gitRepoUpdates"])
+	is_object(g)
+	repo.id(object.get(g, "repoURL", "")) == repo_id
+}
+
+subscribes(w, repo_id) if {
+	some sub in objects.array_at(w.obj, ["spec", "subscriptions"])
+	url := object.get(sub, ["git", "repoURL"], "")
+	expr.known(url)
+	repo.id(url) == repo_id
+}
+
+# origin_warehouses: the Warehouses the Freight checked for src may come from:
+# the origin the mechanisms name for it (sourceUpdates[] > argoCDAppUpdates[] >
+# promotionMechanisms, as Kargo inherits it), else every origin of the Stage.
+# Undefined when one of them is not among the inputs.
+origin_warehouses(u, src) := ws if {
+	o := explicit_origin(u, src)
+	ws := [w | some w in object.get(warehouses, sprintf("%s/%s", [u.stage.project, o]), [])]
+	count(ws) > 0
+} else := ws if {
+	not explicit_origin(u, src)
+	names := stage_origins[u.stage.key]
+	ws := [w | some n in names; some w in warehouses[sprintf("%s/%s", [u.stage.project, n])]]
+}
+
+explicit_origin(u, src) := [o |
+	some x in array.concat(
+		[object.get(su, "origin", null) |
+			some su in objects.array_at(u.entry, ["sourceUpdates"])
+			is_object(su)
+			su.repoURL == src.repo_url
+		],
+		[object.get(u.entry, "origin", null), object.get(u.stage.legacy, "origin", null)],
+	)
+	is_object(x)
+	object.get(x, "kind", "Warehouse") == "Warehouse"
+	o := objects.string_at(x, ["name"])
+][0]
+
+# warehouses groups Warehouses by "namespace/name".
+warehouses := {k: group |
+	some k in {w.key | some w in warehouse_entries}
+	group := [w | some w in warehouse_entries; w.key == k]
+}
+
+warehouse_entries := [{"key": key(o), "obj": o.obj, "ref": o.ref} | some o in objects.warehouses]
+
+stage_entries := [{"key": key(o), "obj": o.obj} | some o in objects.stages]
+
+key(o) := sprintf("%s/%s", [o.ref.namespace, o.ref.name])
+
+# stage_origins maps a Stage key to the names of the Warehouses its Freight
+# comes from, following upstreamStages; a Stage whose chain leaves the inputs
+# or names a Warehouse the inputs do not define has no entry.
+stage_origins := {s.key: names |
+	some s in stages.records
+	count(objects.array_at(s.legacy, ["argoCDAppUpdates"])) > 0
+	chain := graph.reachable(upstream, {s.key})
+	every c in chain {
+		c in known_stages
+	}
+	names := {n | some c in chain; some n in direct_origins[c]}
+	every n in names {
+		warehouses[sprintf("%s/%s", [s.project, n])]
+	}
+}
+
+known_stages := {s.key | some s in stages.records}
+
+# upstream maps a Stage key to the keys of its subscriptions.upstreamStages.
+upstream := {k: {sprintf("%s/%s", [ns, n]) |
+	some e in stage_entries
+	e.key == k
+	some x in objects.array_at(e.obj, ["spec", "subscriptions", "upstreamStages"])
+	n := objects.string_at(x, ["name"])
+	n != ""
+	ns := objects.string_at(e.obj, ["metadata", "namespace"])
+} |
+	some k in known_stages
+}
+
+# direct_origins maps a Stage key to the Warehouse names it requests directly.
+direct_origins := {k: {n |
+	some e in stage_entries
+	e.key == k
+	some x in array.concat(
+		[object.get(r, "origin", {}) | some r in objects.array_at(e.obj, ["spec", "requestedFreight"])],
+		[{"name": object.get(e.obj, ["spec", "subscriptions", "warehouse"], "")}],
+	)
+	is_object(x)
+	object.get(x, "kind", "Warehouse") == "Warehouse"
+	n := objects.string_at(x, ["name"])
+	n != ""
+} |
+	some k in known_stages
+}

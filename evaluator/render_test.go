@@ -1,0 +1,188 @@
+package evaluator
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeRenderer claims directories as ClaimDirectory does and "renders" a
+// directory by reading the files its kustomization lists (resources:, one per
+// line, relative) or, for a chart, one object per template; it records what it
+// rendered.
+type fakeRenderer struct {
+	mu       sync.Mutex
+	rendered []string
+}
+
+func (f *fakeRenderer) Claim(dir string) string { return ClaimDirectory(dir) }
+
+func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
+	f.mu.Lock()
+	f.rendered = append(f.rendered, shown)
+	f.mu.Unlock()
+	out := Rendered{Root: RenderedRoot{Path: shown, Mode: mode}}
+	switch mode {
+	case ModeKustomize:
+		k := KustomizationFile(dir)
+		out.Read = append(out.Read, realPath(k))
+		data, _ := os.ReadFile(k)
+		for _, line := range strings.Split(string(data), "\n") {
+			ref, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+			if !ok {
+				continue
+			}
+			p := filepath.Join(dir, ref)
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				sub := f.Render(p, filepath.ToSlash(p), ModeKustomize)
+				out.Read = append(out.Read, sub.Read...)
+				out.Objects = append(out.Objects, sub.Objects...)
+				continue
+			}
+			out.Read = append(out.Read, realPath(p))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				out.Errors = append(out.Errors, LoadError{Path: shown, Message: err.Error()})
+				out.Root.Failed = true
+				continue
+			}
+			objs, _ := LoadBytes(filepath.ToSlash(p), b)
+			out.Objects = append(out.Objects, objs...)
+		}
+	case ModeHelm:
+		entries, _ := os.ReadDir(filepath.Join(dir, "templates"))
+		for _, e := range entries {
+			out.Objects = append(out.Objects, Object{Path: shown + "/templates/" + e.Name(), Kind: "Stage", Name: e.Name()})
+		}
+	}
+	out.Root.Objects = len(out.Objects)
+	return out
+}
+
+// loadRendered is LoadAll's objects, errors and rendered directories.
+func loadRendered(l *Loader, paths []string) ([]Object, []LoadError, []RenderedRoot) {
+	r := l.LoadAll(paths)
+	return r.Objects, r.Errors, r.Rendered
+}
+
+const stageDoc = "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: %s, namespace: p}\n"
+
+func stageYAML(name string) string { return strings.ReplaceAll(stageDoc, "%s", name) }
+
+func names(objs []Object) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.Kind+" "+o.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"plain.yaml":                  stageYAML("plain"),
+		"base/kustomization.yaml":     "resources:\n- a.yaml\n",
+		"base/a.yaml":                 stageYAML("a"),
+		"base/unused.yaml":            stageYAML("unused"),
+		"base/sub/also-unused.yaml":   stageYAML("also-unused"),
+		"overlay/kustomization.yaml":  "resources:\n- ../base\n- b.yaml\n",
+		"overlay/b.yaml":              stageYAML("b"),
+		"chart/Chart.yaml":            "name: c\n",
+		"chart/templates/t.yaml":      "{{ not yaml",
+		"chart/charts/sub/Chart.yaml": "name: sub\n",
+		"other/kustomization.yaml":    "resources:\n- c.yaml\n",
+		"other/c.yaml":                stageYAML("c"),
+	})
+	fr := &fakeRenderer{}
+	l := &Loader{Renderer: fr}
+	objs, errs, roots := loadRendered(l, []string{dir})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	// base is read once, through overlay; its unlisted files are not read.
+	want := []string{"Stage a", "Stage b", "Stage c", "Stage plain", "Stage t.yaml"}
+	if got := names(objs); !slices.Equal(got, want) {
+		t.Errorf("objects %v, want %v", got, want)
+	}
+	byPath := map[string]RenderedRoot{}
+	for _, r := range roots {
+		byPath[strings.TrimPrefix(r.Path, filepath.ToSlash(dir)+"/")] = r
+	}
+	if len(roots) != 4 {
+		t.Errorf("roots %+v", roots)
+	}
+	base := byPath["base"]
+	if base.BaseOf != filepath.ToSlash(dir)+"/overlay" {
+		t.Errorf("base %+v", base)
+	}
+	wantNotListed := []string{filepath.ToSlash(dir) + "/base/sub/also-unused.yaml", filepath.ToSlash(dir) + "/base/unused.yaml"}
+	if !slices.Equal(base.NotListed, wantNotListed) {
+		t.Errorf("base not listed %v, want %v", base.NotListed, wantNotListed)
+	}
+	if r := byPath["chart"]; r.Mode != ModeHelm || r.Objects != 1 {
+		t.Errorf("chart %+v", r)
+	}
+	if r := byPath["overlay"]; r.BaseOf != "" || len(r.NotListed) != 0 {
+		t.Errorf("overlay %+v", r)
+	}
+	// The chart's subchart is the chart's, never rendered on its own.
+	for _, p := range fr.rendered {
+		if strings.Contains(p, "charts/sub") {
+			t.Errorf("rendered the subchart on its own")
+		}
+	}
+}
+
+func TestLoadAllRenderExplicitFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"k/kustomization.yaml": "resources:\n- a.yaml\n",
+		"k/a.yaml":             stageYAML("a"),
+		"k/b.yaml":             stageYAML("b"),
+	})
+	l := &Loader{Renderer: &fakeRenderer{}}
+	// The kustomization file stands for its directory; another file of the
+	// directory given explicitly is read as it stands.
+	objs, errs, roots := loadRendered(l, []string{filepath.Join(dir, "k", "kustomization.yaml"), filepath.Join(dir, "k", "b.yaml")})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := names(objs); !slices.Equal(got, []string{"Stage a", "Stage b"}) {
+		t.Errorf("objects %v", got)
+	}
+	if len(roots) != 1 || roots[0].Mode != ModeKustomize {
+		t.Errorf("roots %+v", roots)
+	}
+}
+
+func TestLoadWithoutRendererIsPlain(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"k/kustomization.yaml": "resources:\n- a.yaml\n",
+		"k/a.yaml":             stageYAML("a"),
+		"k/b.yaml":             stageYAML("b"),
+	})
+	objs, errs, roots := loadRendered(&Loader{}, []string{dir})
+	if len(errs) > 0 || len(roots) > 0 {
+		t.Fatal(errs, roots)
+	}
+	if got := names(objs); !slices.Equal(got, []string{"Stage a", "Stage b"}) {
+		t.Errorf("objects %v", got)
+	}
+}
+
+func TestLoadAllFailedBaseStandsAlone(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"k/kustomization.yaml": "resources:\n- missing.yaml\n",
+		"k/other.yaml":         stageYAML("other"),
+	})
+	_, errs, roots := loadRendered(&Loader{Renderer: &fakeRenderer{}}, []string{dir})
+	if len(errs) != 1 || len(roots) != 1 || !roots[0].Failed || len(roots[0].NotListed) != 0 {
+		t.Errorf("errs %v roots %+v", errs, roots)
+	}
+}

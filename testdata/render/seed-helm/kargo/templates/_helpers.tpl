@@ -1,0 +1,3 @@
+{{- define "acme.branch" -}}
+{{- if .root.Values.stageBranches -}}env/{{ .stage.name }}{{- else -}}{{ .root.Values.branch }}{{- end -}}
+{{- end -}}

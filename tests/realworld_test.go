@@ -1,0 +1,348 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/render"
+)
+
+// realWorld is the second corpus: eleven public repositories pairing Kargo
+// with Argo CD, with a README of what a careful Kargo engineer finds in each.
+// It is read in place, never copied.
+const realWorld = "../../shared/corpus/real-world"
+
+// realWorldReport checks paths (relative to realWorld) as `flipflop check`
+// does by default: charts and kustomizations rendered.
+func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*evaluator.Report, []evaluator.Object) {
+	t.Helper()
+	if _, err := os.Stat(realWorld); err != nil {
+		t.Skipf("corpus %s not present", realWorld)
+	}
+	var full []string
+	for _, p := range paths {
+		full = append(full, filepath.Join(realWorld, p))
+	}
+	l := &evaluator.Loader{Renderer: &render.Renderer{Roots: render.RootsOf(full), Helm: helm}}
+	loaded := l.LoadAll(full)
+	objs, errs, rendered := loaded.Objects, loaded.Errors, loaded.Rendered
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := ev.Evaluate(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report.Errors = errs
+	report.Rendered = rendered
+	return report, objs
+}
+
+// corpusGaps returns the kustomization files under the paths that cannot be
+// built because the corpus left out files they reference (the corpus copies
+// only the relevant files: workload bases are missing), and those that use
+// helmCharts (which flipflop refuses: kustomize would run helm and download).
+func corpusGaps(t *testing.T, paths []string) (missing, helmCharts map[string]bool) {
+	t.Helper()
+	missing, helmCharts = map[string]bool{}, map[string]bool{}
+	var broken func(dir string, seen map[string]bool) bool
+	broken = func(dir string, seen map[string]bool) bool {
+		if seen[dir] {
+			return false
+		}
+		seen[dir] = true
+		k := evaluator.KustomizationFile(dir)
+		data, err := os.ReadFile(k)
+		if err != nil {
+			return true
+		}
+		var kust struct {
+			Resources, Bases, Components []string
+			Patches                      []struct{ Path string }
+		}
+		if err := sigsyaml.Unmarshal(data, &kust); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		refs := slices.Concat(kust.Resources, kust.Bases, kust.Components)
+		for _, p := range kust.Patches {
+			if p.Path != "" {
+				refs = append(refs, p.Path)
+			}
+		}
+		for _, r := range refs {
+			p := filepath.Join(dir, r)
+			fi, err := os.Stat(p)
+			if err != nil || (fi.IsDir() && broken(p, seen)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, root := range paths {
+		filepath.WalkDir(filepath.Join(realWorld, root), func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || evaluator.KustomizationFile(p) == "" {
+				return nil
+			}
+			file := filepath.ToSlash(evaluator.KustomizationFile(p))
+			data, _ := os.ReadFile(file)
+			if strings.Contains(string(data), "helmCharts:") {
+				helmCharts[file] = true
+			} else if broken(p, map[string]bool{}) {
+				missing[file] = true
+			}
+			return nil
+		})
+	}
+	return missing, helmCharts
+}
+
+// row is one estate of the corpus README: the error findings it must give
+// (exactly), the warnings it must give, and the other warnings it may give.
+type row struct {
+	name     string
+	paths    []string
+	errors   []string
+	warnings []string
+	// extra are warnings the README does not list but that are true (the README
+	// lists "only what is expected"; each is justified where it is set).
+	extra []string
+	helm  render.HelmOptions
+	check func(t *testing.T, r *evaluator.Report, objs []evaluator.Object)
+}
+
+func findingsOf(r *evaluator.Report, rule string) []evaluator.Finding {
+	var out []evaluator.Finding
+	for _, f := range r.Findings {
+		if f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func stageKeys(f evaluator.Finding) []string {
+	var out []string
+	for _, r := range f.Resources {
+		if r.Kind == "Stage" {
+			out = append(out, r.Namespace+"/"+r.Name)
+		}
+	}
+	return out
+}
+
+func realWorldRows() []row {
+	rows := []row{
+		{name: "kalyano minecraft", paths: []string{"kalyano__minecraft-gitops"},
+			errors: []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				if got := stageKeys(findingsOf(r, "shared-branch-contradiction")[0]); !slices.Equal(got, []string{"minecraft/prod", "minecraft/staging"}) {
+					t.Errorf("contradiction between %v", got)
+				}
+			}},
+		{name: "Ama2352 vroom", paths: []string{"Ama2352__vroom-gitops"},
+			errors: []string{"foreign-branch-writer", "shared-branch-contradiction"}, warnings: []string{"shared-write-branch"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				if got := stageKeys(findingsOf(r, "shared-branch-contradiction")[0]); !slices.Equal(got, []string{"vroom/dev", "vroom/platform"}) {
+					t.Errorf("contradiction between %v (dev and platform pin HEAD)", got)
+				}
+				fbw := findingsOf(r, "foreign-branch-writer")[0]
+				writers, _ := fbw.Details["writingStages"].([]any)
+				if !slices.Contains(writers, any("vroom/prod")) || !slices.Contains(writers, any("vroom/staging")) {
+					t.Errorf("writers %v (staging and prod push main)", writers)
+				}
+			}},
+		{name: "rykelley atmos", paths: []string{"rykelley__atmos-proxmox-k8s"}, warnings: []string{"shared-write-branch"}},
+		{name: "davidaparicio microsvcs", paths: []string{"davidaparicio__microsvcs"},
+			warnings: []string{"shared-write-branch", "unknown-application"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				ua := findingsOf(r, "unknown-application")
+				if len(ua) != 1 || ua[0].Details["stage"] != "microsvcs/git-sync-production" {
+					t.Errorf("unknown-application %+v", ua)
+				}
+			}},
+		{name: "c-yco HEAD", paths: []string{"c-yco__argo-kargo-multicluster-lab/argocd", "c-yco__argo-kargo-multicluster-lab/kargo"},
+			errors: []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"}},
+		{name: "c-yco at-fd8e23e", paths: []string{"c-yco__argo-kargo-multicluster-lab/at-fd8e23e"},
+			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
+			warnings: []string{"shared-write-branch"}},
+		{name: "procinger", paths: []string{"procinger__kargo-demo"}},
+		{name: "morey-tech legacy", paths: []string{"morey-tech__intro-argo-cd-kargo-demo"},
+			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
+				// The legacy Stages are read through the kargo/ kustomization.
+				if n := countKind(objs, "Stage"); n != 4 {
+					t.Errorf("%d Stages, want 4", n)
+				}
+			}},
+		{name: "jessesuen legacy", paths: []string{"jessesuen__guestbook-deploy/at-11ca5e7"}},
+		{name: "jbluemel dbt", paths: []string{"jbluemel__dbt-gitops"},
+			warnings: []string{"shared-write-branch", "unknown-application"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				if n := len(findingsOf(r, "unknown-application")); n != 3 {
+					t.Errorf("%d unknown-application, want 3", n)
+				}
+			}},
+		{name: "nikolinmajmari odoo", paths: []string{"nikolinmajmari__odoo-saas"},
+			warnings: []string{"duplicate-key", "unknown-promotion-task"},
+			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
+				// Every Stage names task promote, which no input defines.
+				named := map[string]bool{}
+				for _, f := range findingsOf(r, "unknown-promotion-task") {
+					if f.Details["task"] != "saas/promote" {
+						t.Errorf("task %v", f.Details["task"])
+					}
+					named[f.Resources[0].File+"|"+f.Resources[0].Name] = true
+				}
+				for _, o := range objs {
+					if o.Kind == "Stage" && !named[o.Path+"|"+o.Name] {
+						t.Errorf("Stage %s (%s) not reported", o.Name, o.Path)
+					}
+				}
+				// The PromotionTasks with a repeated steps: still count.
+				if n := countKind(objs, "PromotionTask"); n != 2 {
+					t.Errorf("%d PromotionTasks, want 2", n)
+				}
+			}},
+		{name: "akuity templated-teams", paths: []string{"akuity__sedemo-platform/templated-teams", "akuity__sedemo-platform/kargo-shared"},
+			// The values the project-templates ApplicationSet gives the chart.
+			helm: render.HelmOptions{Set: []string{"team.role=sre", "repoUrl=https://github.com/akuity/sedemo-monorepo"}},
+			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
+				if n := countKind(objs, "Stage"); n == 0 {
+					t.Error("the chart's Stages were not rendered")
+				}
+				for _, rr := range r.Rendered {
+					if rr.Mode != evaluator.ModeHelm || rr.Failed {
+						t.Errorf("rendered %+v", rr)
+					}
+				}
+			}},
+	}
+	sww := map[string]bool{"active-active": true, "beyond-k8s": true, "demo-db-rollback-routing": true, "demo-downstream": true,
+		"demo-microservices": true, "demo-tenant-overrides": true, "team-daniel": true}
+	apps, _ := filepath.Glob(filepath.Join(realWorld, "akuity__sedemo-platform/apps/*"))
+	for _, dir := range apps {
+		app := filepath.Base(dir)
+		r := row{name: "akuity " + app, paths: []string{"akuity__sedemo-platform/apps/" + app, "akuity__sedemo-platform/kargo-shared"}}
+		if sww[app] {
+			r.warnings = append(r.warnings, "shared-write-branch")
+		}
+		switch app {
+		case "demo-rollouts":
+			r.warnings = append(r.warnings, "unknown-application")
+			r.check = func(t *testing.T, rep *evaluator.Report, _ []evaluator.Object) {
+				ua := findingsOf(rep, "unknown-application")
+				if len(ua) != 1 || !strings.HasSuffix(ua[0].Details["application"].(string), "/rollouts-app-prod-emea") {
+					t.Errorf("unknown-application %+v", ua)
+				}
+			}
+		case "active-active":
+			r.warnings = append(r.warnings, "duplicate-key")
+			r.check = func(t *testing.T, rep *evaluator.Report, objs []evaluator.Object) {
+				// The Stage that repeats args: counts: all five Stages push main.
+				if got := stageKeys(findingsOf(rep, "shared-write-branch")[0]); len(got) != 5 {
+					t.Errorf("shared-write-branch between %v, want all five Stages", got)
+				}
+			}
+		case "demo-ephemeral":
+			// True, though the README does not list it: the traditional Stages
+			// dev, staging and prod all push main through the deploy-app task.
+			r.extra = []string{"shared-write-branch"}
+			r.check = func(t *testing.T, rep *evaluator.Report, objs []evaluator.Object) {
+				// stage-template is a chart: rendered, not parsed.
+				if !slices.ContainsFunc(rep.Rendered, func(rr evaluator.RenderedRoot) bool {
+					return strings.HasSuffix(rr.Path, "/stage-template") && rr.Mode == evaluator.ModeHelm && !rr.Failed && rr.Objects == 2
+				}) {
+					t.Errorf("stage-template not rendered: %+v", rep.Rendered)
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func countKind(objs []evaluator.Object, kind string) int {
+	n := 0
+	for _, o := range objs {
+		if o.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Every row of ../shared/corpus/real-world/README.md holds: exactly the error
+// findings it lists, every warning it lists (and no other warning but those
+// justified in the row), and no input error but the kustomizations the corpus
+// cannot build (their bases were not copied) and the helmCharts flipflop
+// refuses to inflate.
+func TestRealWorldCorpus(t *testing.T) {
+	if _, err := os.Stat(realWorld); err != nil {
+		t.Skipf("corpus %s not present", realWorld)
+	}
+	for _, r := range realWorldRows() {
+		t.Run(r.name, func(t *testing.T) {
+			report, objs := realWorldReport(t, r.helm, r.paths...)
+			if report.Summary.Objects == 0 {
+				t.Fatal("no objects read")
+			}
+			var errs, warns []string
+			for _, f := range report.Findings {
+				switch f.Severity {
+				case evaluator.SeverityError:
+					errs = append(errs, f.Rule)
+				case evaluator.SeverityWarning:
+					warns = append(warns, f.Rule)
+				}
+			}
+			slices.Sort(errs)
+			want := slices.Clone(r.errors)
+			slices.Sort(want)
+			if !slices.Equal(errs, want) {
+				t.Errorf("error findings %v, want %v", errs, want)
+			}
+			for _, w := range r.warnings {
+				if !slices.Contains(warns, w) {
+					t.Errorf("warning %s missing; warnings %v", w, warns)
+				}
+			}
+			for _, w := range warns {
+				if !slices.Contains(r.warnings, w) && !slices.Contains(r.extra, w) {
+					t.Errorf("unexpected warning %s", w)
+				}
+			}
+			missing, helmCharts := corpusGaps(t, r.paths)
+			failed := map[string]bool{}
+			for _, e := range report.Errors {
+				switch {
+				case missing[e.Path] && strings.Contains(e.Message, "does not exist"):
+					failed[e.Path] = true
+				case helmCharts[e.Path] && strings.Contains(e.Message, "helmCharts"):
+					failed[e.Path] = true
+				default:
+					t.Errorf("input error %s", e)
+				}
+			}
+			for k := range missing {
+				if !failed[k] {
+					t.Errorf("%s references files the corpus lacks but was built", k)
+				}
+			}
+			for k := range helmCharts {
+				if !failed[k] {
+					t.Errorf("%s uses helmCharts but was built", k)
+				}
+			}
+			if r.check != nil {
+				r.check(t, report, objs)
+			}
+		})
+	}
+}
