@@ -2,13 +2,14 @@
 # (goreleaser check) and build a snapshot with it. Built from the module pinned
 # in hack/goreleaser/go.mod (its own module, so the product's go.mod stays
 # lean), once per version and go.sum, into a cache outside the clone
-# (TOOLS_CACHE), so a fresh clone on the same machine (CI) reuses it; .bin/goreleaser
+# (${FLIPFLOP_CACHE:-~/.cache/flipflop}/goreleaser, beside the hosts and
+# kube-tools), so a fresh clone on the same machine (CI) reuses it; .bin/goreleaser
 # links to it. Cold: several minutes on 2 cores (goreleaser is a large program);
 # then nothing, or a relink when the Go build cache is warm.
 ifndef GORELEASER_MK
 GORELEASER_MK := 1
 GORELEASER_DIR := $(CURDIR)/hack/goreleaser
-TOOLS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flipflop-tools
+TOOLS_CACHE ?= $(or $(FLIPFLOP_CACHE),$(HOME)/.cache/flipflop)/goreleaser
 GORELEASER_VERSION := $(shell awk '$$1 == "github.com/goreleaser/goreleaser/v2" { print $$2 }' $(GORELEASER_DIR)/go.mod)
 GORELEASER_SUM := $(firstword $(shell cat $(GORELEASER_DIR)/go.mod $(GORELEASER_DIR)/go.sum | cksum))
 GORELEASER_CACHED := $(TOOLS_CACHE)/goreleaser-$(GORELEASER_VERSION)-$(GORELEASER_SUM)

@@ -102,7 +102,10 @@ func TestClusterServerGoneMidRun(t *testing.T) {
 		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
 			"metadata": map[string]any{"name": fmt.Sprintf("s%03d", i), "namespace": "cutoff"},
-			"spec":     map[string]any{"promotionTemplate": map[string]any{"spec": map[string]any{"steps": []any{map[string]any{"uses": "git-clone", "config": map[string]any{"repoURL": "https://git.example/x.git", "checkout": []any{map[string]any{"branch": "main", "path": "./r"}}}}}}}},
+			"spec": map[string]any{
+				"requestedFreight":  []any{map[string]any{"origin": map[string]any{"kind": "Warehouse", "name": "app"}, "sources": map[string]any{"direct": true}}},
+				"promotionTemplate": map[string]any{"spec": map[string]any{"steps": []any{map[string]any{"uses": "git-clone", "config": map[string]any{"repoURL": "https://git.example/x.git", "checkout": []any{map[string]any{"branch": "main", "path": "./r"}}}}}}},
+			},
 		}})
 	}
 	applyObjs(t, env, objs...)

@@ -16,7 +16,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/kubetest"
 )
 
-// kube is a real kube-apiserver (envtest) with the CRDs of testdata/crds,
+// kube is a real kube-apiserver (envtest) with Kargo's and Argo CD's released CRDs,
 // started by the first cluster test and stopped after all tests.
 var kube kubetest.Shared
 
@@ -266,7 +266,11 @@ func TestClusterChunkSize(t *testing.T) {
 	for i := range 25 {
 		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
-			"metadata": map[string]any{"name": fmt.Sprintf("s%02d", i), "namespace": "many"}, "spec": map[string]any{}}})
+			"metadata": map[string]any{"name": fmt.Sprintf("s%02d", i), "namespace": "many"},
+			"spec": map[string]any{"requestedFreight": []any{map[string]any{
+				"origin": map[string]any{"kind": "Warehouse", "name": "app"}, "sources": map[string]any{"direct": true},
+			}}},
+		}})
 	}
 	applyObjs(t, env, objs...)
 	stdout, stderr, code := runCmd(t, "..", bin, "check", "-o", "json", "--fail-on", "never", "--cluster", "--kubeconfig", env.Kubeconfig,

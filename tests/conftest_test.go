@@ -9,37 +9,57 @@ import (
 	"testing"
 )
 
-// conftestVerdicts runs the real conftest with flipflop's policies on dir.
-func conftestVerdicts(t *testing.T, bin string, policyArgs []string, dir string) []string {
+// conftestArgs are the arguments every conftest of the matrix needs: the
+// combined input, flipflop's namespace, and Rego v1 (the default from conftest
+// v0.6x on; older releases default to v0 and must be told).
+var conftestArgs = []string{"test", "--combine", "--namespace", "flipflop", "--rego-version", "v1"}
+
+// conftestResult is one file's results in conftest's JSON output.
+type conftestResult struct {
+	Filename string            `json:"filename"`
+	Failures []conftestFinding `json:"failures"`
+	Warnings []conftestFinding `json:"warnings"`
+}
+
+type conftestFinding struct {
+	Msg      string `json:"msg"`
+	Metadata struct {
+		Rule      string     `json:"rule"`
+		Resources []resource `json:"resources"`
+		// Loc is where conftest releases that do not read _loc (v0.59) leave it.
+		Loc *conftestLoc `json:"_loc"`
+	} `json:"metadata"`
+	Loc *conftestLoc `json:"loc"`
+}
+
+type conftestLoc struct {
+	File string      `json:"file"`
+	Line json.Number `json:"line"`
+}
+
+// conftestRun runs conftest h with flipflop's policies on dir (relative to the
+// repository root), extra arguments first, and returns its JSON results and exit code.
+func conftestRun(t *testing.T, h host, extra []string, dir string) ([]conftestResult, int) {
 	t.Helper()
-	args := append([]string{"test", "--combine", "--namespace", "flipflop", "--no-fail", "-o", "json"}, policyArgs...)
-	stdout, stderr, code := runCmd(t, "..", bin, append(args, dir)...)
-	if code != 0 {
-		t.Fatalf("conftest %s: exit %d: %s", dir, code, stderr)
+	args := append(slices.Clone(extra), "-o", "json", dir)
+	stdout, stderr, code := runCmd(t, "..", h.Path, args...)
+	if code > 1 {
+		t.Fatalf("%s %s: exit %d: %s", h, strings.Join(args, " "), code, stderr)
 	}
-	var results []struct {
-		Failures []struct {
-			Metadata struct {
-				Rule      string     `json:"rule"`
-				Resources []resource `json:"resources"`
-			} `json:"metadata"`
-		} `json:"failures"`
-		Warnings []struct {
-			Metadata struct {
-				Rule      string     `json:"rule"`
-				Resources []resource `json:"resources"`
-			} `json:"metadata"`
-		} `json:"warnings"`
-	}
+	var results []conftestResult
 	if err := json.Unmarshal([]byte(stdout), &results); err != nil {
-		t.Fatalf("conftest JSON: %v\n%s", err, stdout)
+		t.Fatalf("%s JSON: %v\n%s\n%s", h, err, stdout, stderr)
 	}
+	return results, code
+}
+
+// conftestVerdicts runs conftest h with flipflop's policies on dir.
+func conftestVerdicts(t *testing.T, h host, policyArgs []string, dir string) []string {
+	t.Helper()
+	results, _ := conftestRun(t, h, append(append(slices.Clone(conftestArgs), "--no-fail"), policyArgs...), dir)
 	var vs []verdict
 	for _, r := range results {
-		for _, f := range r.Failures {
-			vs = append(vs, verdictOf(f.Metadata.Rule, f.Metadata.Resources))
-		}
-		for _, f := range r.Warnings {
+		for _, f := range append(r.Failures, r.Warnings...) {
 			vs = append(vs, verdictOf(f.Metadata.Rule, f.Metadata.Resources))
 		}
 	}
@@ -51,38 +71,116 @@ func conftestVerdicts(t *testing.T, bin string, policyArgs []string, dir string)
 // value as flipflop does, but cannot say a key was repeated).
 func flipflopOnly(v string) bool { return strings.HasPrefix(v, "duplicate-key ") }
 
-// For every example and sample estate, the real conftest running the generated
-// policy folder (bundles/conftest) reports the same (rule, resources) set as
-// flipflop check, and so does opa eval on the generated OPA bundle.
-func TestConftestAgreesWithFlipflop(t *testing.T) {
+// For every example and sample estate, every conftest of the matrix running the
+// generated policy folder (bundles/conftest) reports the same (rule, resources)
+// set as flipflop check, and so does every opa of the matrix evaluating the
+// generated OPA bundle (opa eval -b).
+func TestCompatConftestAndOPAAgreeWithFlipflop(t *testing.T) {
 	bin := tool(t, "FLIPFLOP_BIN")
-	conftest := tool(t, "CONFTEST_BIN")
-	opa := tool(t, "OPA_BIN")
+	conftests := hostsOf(t, "conftest")
+	opas := hostsOf(t, "opa")
 	policy := []string{"-p", "bundles/conftest"}
 	for _, dir := range estates(t) {
 		t.Run(dir, func(t *testing.T) {
 			want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
-			got := conftestVerdicts(t, conftest, policy, dir)
-			if !slices.Equal(got, want) {
-				t.Errorf("conftest %v\nflipflop %v", got, want)
+			for _, c := range conftests {
+				if got := conftestVerdicts(t, c, policy, dir); !slices.Equal(got, want) {
+					t.Errorf("%s %v\nflipflop %v", c, got, want)
+				}
 			}
-			if b := bundleVerdicts(t, opa, conftest, dir); !slices.Equal(b, want) {
-				t.Errorf("opa eval -b %v\nflipflop %v", b, want)
+			input := combinedInput(t, conftests[len(conftests)-1], dir)
+			for _, o := range opas {
+				if got := bundleVerdicts(t, o, input); !slices.Equal(got, want) {
+					t.Errorf("%s eval -b %v\nflipflop %v", o, got, want)
+				}
 			}
 		})
 	}
 }
 
-// bundleVerdicts evaluates the generated OPA bundle with opa eval on the
-// combined input conftest builds for dir.
-func bundleVerdicts(t *testing.T, opa, conftest, dir string) []string {
+// The promise, on every conftest of the matrix: the policies `flipflop export
+// conftest` writes find the seed contradiction, the fix examples have no
+// failure, each failure points at a file of the estate, and without --combine
+// the run says that it cannot check anything instead of passing silently.
+func TestCompatConftestSeedContradiction(t *testing.T) {
+	bin := tool(t, "FLIPFLOP_BIN")
+	exported := filepath.Join(t.TempDir(), "policy")
+	if _, stderr, code := runCmd(t, "..", bin, "export", "conftest", exported); code != 0 {
+		t.Fatalf("flipflop export conftest: exit %d: %s", code, stderr)
+	}
+	policy := []string{"-p", exported}
+	fixes, _ := filepath.Glob("../examples/fix-*")
+	if len(fixes) < 3 {
+		t.Fatalf("want the fix examples, found %v", fixes)
+	}
+	for _, c := range hostsOf(t, "conftest") {
+		t.Run(c.String(), func(t *testing.T) {
+			results, code := conftestRun(t, c, append(slices.Clone(conftestArgs), policy...), "examples/contradiction")
+			if code != 1 {
+				t.Errorf("contradiction: exit %d, want 1 (failures)", code)
+			}
+			var rules []string
+			for _, r := range results {
+				for _, f := range r.Failures {
+					rules = append(rules, f.Metadata.Rule)
+					loc := f.Loc
+					if loc == nil {
+						loc = f.Metadata.Loc
+					}
+					if loc == nil || !strings.HasPrefix(loc.File, "examples/contradiction/") || loc.Line.String() == "" {
+						t.Errorf("failure without a location in the estate: %+v", loc)
+					}
+					if strings.Count(f.Msg, "["+f.Metadata.Rule+"]") != 1 {
+						t.Errorf("message should name its rule once: %q", f.Msg)
+					}
+				}
+			}
+			if !slices.Contains(rules, "shared-branch-contradiction") {
+				t.Errorf("contradiction: failures %v lack shared-branch-contradiction", rules)
+			}
+			for _, dir := range fixes {
+				dir = strings.TrimPrefix(dir, "../")
+				results, code := conftestRun(t, c, append(slices.Clone(conftestArgs), policy...), dir)
+				for _, r := range results {
+					for _, f := range r.Failures {
+						t.Errorf("%s: failure %s", dir, f.Msg)
+					}
+				}
+				if code != 0 {
+					t.Errorf("%s: exit %d, want 0", dir, code)
+				}
+			}
+			// Without --combine: every document is checked alone; say so.
+			plain := []string{"test", "--namespace", "flipflop", "--rego-version", "v1"}
+			results, code = conftestRun(t, c, append(plain, policy...), "examples/contradiction")
+			warned := 0
+			for _, r := range results {
+				if len(r.Failures) > 0 {
+					t.Errorf("not combined: failures %v", r.Failures)
+				}
+				for _, w := range r.Warnings {
+					if w.Metadata.Rule == "not-combined" && strings.Contains(w.Msg, "--combine") {
+						warned++
+					}
+				}
+			}
+			if warned == 0 || code != 0 {
+				t.Errorf("not combined: %d not-combined warnings, exit %d; want warnings and exit 0", warned, code)
+			}
+		})
+	}
+}
+
+// combinedInput is conftest's combined input for dir, as a file: what the
+// bundle is evaluated on.
+func combinedInput(t *testing.T, conftest host, dir string) string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("..", dir, "*.yaml"))
 	var rel []string
 	for _, f := range files {
 		rel = append(rel, strings.TrimPrefix(f, "../"))
 	}
-	input, stderr, code := runCmd(t, "..", conftest, append([]string{"parse", "--combine"}, rel...)...)
+	input, stderr, code := runCmd(t, "..", conftest.Path, append([]string{"parse", "--combine"}, rel...)...)
 	if code != 0 {
 		t.Fatalf("conftest parse: %s", stderr)
 	}
@@ -90,9 +188,15 @@ func bundleVerdicts(t *testing.T, opa, conftest, dir string) []string {
 	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := runCmd(t, "..", opa, "eval", "-b", "bundles/flipflop.tar.gz", "-i", in, "--format", "raw", "data.flipflop.findings")
+	return in
+}
+
+// bundleVerdicts evaluates the generated OPA bundle with opa h on an input file.
+func bundleVerdicts(t *testing.T, h host, input string) []string {
+	t.Helper()
+	out, stderr, code := runCmd(t, "..", h.Path, "eval", "-b", "bundles/flipflop.tar.gz", "-i", input, "--format", "raw", "data.flipflop.findings")
 	if code != 0 {
-		t.Fatalf("opa eval: %s", stderr)
+		t.Fatalf("%s eval: %s", h, stderr)
 	}
 	var findings []struct {
 		Rule      string     `json:"rule"`
@@ -100,7 +204,7 @@ func bundleVerdicts(t *testing.T, opa, conftest, dir string) []string {
 		Waived    any        `json:"waived"`
 	}
 	if err := json.Unmarshal([]byte(out), &findings); err != nil {
-		t.Fatalf("opa eval output: %v\n%s", err, out)
+		t.Fatalf("%s eval output: %v\n%s", h, err, out)
 	}
 	var vs []verdict
 	for _, f := range findings {

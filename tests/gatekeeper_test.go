@@ -10,70 +10,100 @@ import (
 )
 
 // gator verify passes for every generated suite (allowed and disallowed cases,
-// with the reviewed object in the inventory too).
-func TestGatorVerify(t *testing.T) {
-	gator := tool(t, "GATOR_BIN")
+// with the reviewed object in the inventory too), on every gator of the matrix:
+// each template compiles on the oldest and the newest Gatekeeper.
+func TestCompatGatorVerify(t *testing.T) {
 	suites, _ := filepath.Glob("../bundles/gatekeeper/*/suite.yaml")
 	if len(suites) < 4 {
 		t.Fatalf("want a suite for each admission rule, found %v", suites)
 	}
-	out, stderr, code := runCmd(t, "../bundles/gatekeeper", gator, "verify", "-v", "./...")
-	if code != 0 {
-		t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
+	for _, g := range hostsOf(t, "gator") {
+		t.Run(g.String(), func(t *testing.T) {
+			out, stderr, code := runCmd(t, "../bundles/gatekeeper", g.Path, "verify", "-v", "./...")
+			if code != 0 {
+				t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
+			}
+			if strings.Count(out, "--- PASS") < 4*4 {
+				t.Errorf("too few passing cases:\n%s", out)
+			}
+		})
 	}
-	if strings.Count(out, "--- PASS") < 4*4 {
-		t.Errorf("too few passing cases:\n%s", out)
+}
+
+// What Gatekeeper does at admission (tests/testdata/gatekeeper/admission): the
+// message carries the rule id once (Gatekeeper adds the constraint's name), a
+// change is denied only when it introduces or worsens a contradiction (never a
+// status write or a fix of an existing one), and PromotionTasks and
+// ClusterPromotionTasks are reviewed for the Stages that use them.
+func TestCompatGatorAdmission(t *testing.T) {
+	dir := t.TempDir()
+	src := "testdata/gatekeeper/admission"
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		copyFile(t, filepath.Join(src, e.Name()), filepath.Join(dir, e.Name()))
+	}
+	copyFile(t, "../bundles/gatekeeper/shared-branch-contradiction/template.yaml", filepath.Join(dir, "template.yaml"))
+	copyFile(t, "../bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", filepath.Join(dir, "constraint.yaml"))
+	for _, g := range hostsOf(t, "gator") {
+		t.Run(g.String(), func(t *testing.T) {
+			out, stderr, code := runCmd(t, dir, g.Path, "verify", "-v", ".")
+			if code != 0 {
+				t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
+			}
+			if n := strings.Count(out, "--- PASS"); n < 10 {
+				t.Errorf("%d passing cases, want 10:\n%s", n, out)
+			}
+		})
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // gator sync test: every template's sync requirements are met by the SyncSet,
 // and not without it.
-func TestGatorSync(t *testing.T) {
-	gator := tool(t, "GATOR_BIN")
+func TestCompatGatorSync(t *testing.T) {
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
-	for _, tmpl := range templates {
-		if _, stderr, code := runCmd(t, ".", gator, "sync", "test", "--filename", tmpl, "--filename", "../bundles/gatekeeper/sync.yaml", "--force-omit-gvk-manifest"); code != 0 {
-			t.Errorf("%s: sync requirements not met: %s", tmpl, stderr)
-		}
-		if _, _, code := runCmd(t, ".", gator, "sync", "test", "--filename", tmpl, "--force-omit-gvk-manifest"); code == 0 {
-			t.Errorf("%s: sync test passes without the SyncSet; requires-sync-data is missing", tmpl)
-		}
+	for _, g := range hostsOf(t, "gator") {
+		t.Run(g.String(), func(t *testing.T) {
+			for _, tmpl := range templates {
+				if _, stderr, code := runCmd(t, ".", g.Path, "sync", "test", "--filename", tmpl, "--filename", "../bundles/gatekeeper/sync.yaml", "--force-omit-gvk-manifest"); code != 0 {
+					t.Errorf("%s: sync requirements not met: %s", tmpl, stderr)
+				}
+				if _, _, code := runCmd(t, ".", g.Path, "sync", "test", "--filename", tmpl, "--force-omit-gvk-manifest"); code == 0 {
+					t.Errorf("%s: sync test passes without the SyncSet; requires-sync-data is missing", tmpl)
+				}
+			}
+		})
 	}
 }
 
 // gator test over the examples: every object of the contradiction estate that a
-// finding names gets a violation from the real Gatekeeper engine, the same
-// message flipflop prints, and every fix estate gets none.
-func TestGatorOnExamples(t *testing.T) {
-	gator := tool(t, "GATOR_BIN")
+// finding names gets a violation from the real Gatekeeper engine, with the
+// message flipflop prints, from the constraint named after the rule; every fix
+// estate gets none.
+func TestCompatGatorOnExamples(t *testing.T) {
 	bin := tool(t, "FLIPFLOP_BIN")
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, tmpl := range templates {
-		args = append(args, "-f", tmpl, "-f", filepath.Join(filepath.Dir(tmpl), "constraint.yaml"))
+		args = append(args, "-f", tmpl, "-f", filepath.Join("../bundles/gatekeeper/constraints", filepath.Base(filepath.Dir(tmpl))+".yaml"))
 	}
 	examples, _ := filepath.Glob("../examples/*")
+	gators := hostsOf(t, "gator")
 	for _, dir := range examples {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			out, stderr, code := runCmd(t, ".", gator, append(args, "-f", dir)...)
-			if code != 0 {
-				t.Fatalf("gator test exit %d: %s", code, stderr)
-			}
-			var results []struct {
-				Msg      string `json:"msg"`
-				Resource struct {
-					Kind     string `json:"kind"`
-					Metadata struct {
-						Name      string `json:"name"`
-						Namespace string `json:"namespace"`
-					} `json:"metadata"`
-				} `json:"violatingObject"`
-			}
-			if strings.TrimSpace(out) != "" && strings.TrimSpace(out) != "null" {
-				if err := json.Unmarshal([]byte(out), &results); err != nil {
-					t.Fatalf("gator JSON: %v\n%s", err, out)
-				}
-			}
 			// What flipflop says for the admission rules, per object.
 			report, _, _ := runCmd(t, "..", bin, "check", "-o", "json", "--fail-on", "never", strings.TrimPrefix(dir, "../"))
 			var r struct {
@@ -84,8 +114,10 @@ func TestGatorOnExamples(t *testing.T) {
 					Waived    any        `json:"waived"`
 				} `json:"findings"`
 			}
-			json.Unmarshal([]byte(report), &r)
-			var want, got []string
+			if err := json.Unmarshal([]byte(report), &r); err != nil {
+				t.Fatalf("flipflop JSON: %v\n%s", err, report)
+			}
+			var want []string
 			for _, f := range r.Findings {
 				if !admissionRule(f.Rule) || f.Waived != nil {
 					continue
@@ -94,14 +126,44 @@ func TestGatorOnExamples(t *testing.T) {
 					want = append(want, res.Kind+" "+res.Namespace+"/"+res.Name+": ["+f.Rule+"] "+f.Message)
 				}
 			}
-			for _, res := range results {
-				got = append(got, res.Resource.Kind+" "+res.Resource.Metadata.Namespace+"/"+res.Resource.Metadata.Name+": "+res.Msg)
-			}
 			slices.Sort(want)
-			slices.Sort(got)
 			want = slices.Compact(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("gator:\n  %s\nflipflop:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+			for _, g := range gators {
+				out, stderr, code := runCmd(t, ".", g.Path, append(args, "-f", dir)...)
+				if code != 0 {
+					t.Fatalf("%s test exit %d: %s", g, code, stderr)
+				}
+				var results []struct {
+					Msg        string `json:"msg"`
+					Constraint struct {
+						Metadata struct {
+							Name string `json:"name"`
+						} `json:"metadata"`
+					} `json:"constraint"`
+					Resource struct {
+						Kind     string `json:"kind"`
+						Metadata struct {
+							Name      string `json:"name"`
+							Namespace string `json:"namespace"`
+						} `json:"metadata"`
+					} `json:"violatingObject"`
+				}
+				if strings.TrimSpace(out) != "" && strings.TrimSpace(out) != "null" {
+					if err := json.Unmarshal([]byte(out), &results); err != nil {
+						t.Fatalf("%s JSON: %v\n%s", g, err, out)
+					}
+				}
+				var got []string
+				for _, res := range results {
+					if strings.HasPrefix(res.Msg, "[") {
+						t.Errorf("%s: message starts with a rule id, which Gatekeeper adds itself: %q", g, res.Msg)
+					}
+					got = append(got, res.Resource.Kind+" "+res.Resource.Metadata.Namespace+"/"+res.Resource.Metadata.Name+": ["+res.Constraint.Metadata.Name+"] "+res.Msg)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s:\n  %s\nflipflop:\n  %s", g, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+				}
 			}
 		})
 	}
@@ -114,18 +176,21 @@ func admissionRule(id string) bool {
 
 // The malformed objects of the hardening tests never make a template error at
 // admission: gator reviews each of them against every template.
-func TestGatorOnMalformedObjects(t *testing.T) {
-	gator := tool(t, "GATOR_BIN")
+func TestCompatGatorOnMalformedObjects(t *testing.T) {
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, tmpl := range templates {
-		args = append(args, "-f", tmpl, "-f", filepath.Join(filepath.Dir(tmpl), "constraint.yaml"))
+		args = append(args, "-f", tmpl, "-f", filepath.Join("../bundles/gatekeeper/constraints", filepath.Base(filepath.Dir(tmpl))+".yaml"))
 	}
-	out, stderr, code := runCmd(t, ".", gator, append(args, "-f", "../evaluator/testdata/malformed.yaml")...)
-	if code != 0 || strings.Contains(out+stderr, "error") && !strings.Contains(out, "[") {
-		t.Fatalf("gator failed on malformed objects (exit %d):\n%s\n%s", code, out, stderr)
-	}
-	if strings.Contains(stderr, "eval_") || strings.Contains(out, "eval_") {
-		t.Fatalf("template evaluation error:\n%s\n%s", out, stderr)
+	for _, g := range hostsOf(t, "gator") {
+		t.Run(g.String(), func(t *testing.T) {
+			out, stderr, code := runCmd(t, ".", g.Path, append(args, "-f", "../evaluator/testdata/malformed.yaml")...)
+			if code != 0 || strings.Contains(out+stderr, "error") && !strings.Contains(out, "[") {
+				t.Fatalf("gator failed on malformed objects (exit %d):\n%s\n%s", code, out, stderr)
+			}
+			if strings.Contains(stderr, "eval_") || strings.Contains(out, "eval_") {
+				t.Fatalf("template evaluation error:\n%s\n%s", out, stderr)
+			}
+		})
 	}
 }

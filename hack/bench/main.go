@@ -336,7 +336,7 @@ func snapshot(c *config, tmp string) error {
 		{"bundles/conftest", "conftest"},
 		{"tests/bench/pairwise", "pairwise"},
 		{"bundles/gatekeeper/shared-branch-contradiction/template.yaml", "gatekeeper/template.yaml"},
-		{"bundles/gatekeeper/shared-branch-contradiction/constraint.yaml", "gatekeeper/constraint.yaml"},
+		{"bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "gatekeeper/constraint.yaml"},
 		{"hack/bench/gatekeeper/floor-template.yaml", "gatekeeper/floor-template.yaml"},
 	}
 	for _, cp := range copies {

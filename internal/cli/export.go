@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -15,12 +16,18 @@ import (
 )
 
 const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
+       flipflop export bundle FILE.tar.gz
 
 Writes flipflop's policies, as embedded in this binary, for another host:
   conftest    the policy folder for: conftest test --combine --namespace flipflop -p DIR <manifests>
-  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, constraints (warn), samples, gator suites;
-              with "-", the templates, SyncSet and constraints as one YAML stream for kubectl apply -f -
-  bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings
+  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, constraints (warn) under constraints/,
+              samples, gator suites; apply DIR, wait, then DIR/constraints (see DIR/kustomization.yaml).
+              With "-", the SyncSet, templates and constraints as one YAML stream for kubectl apply -f -:
+              the constraints are refused until Gatekeeper has made their kinds from the templates,
+              so apply it again once kubectl wait --for=jsonpath='{.status.created}'=true
+              constrainttemplates -l app.kubernetes.io/part-of=flipflop returns
+  bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings;
+              DIR/flipflop.tar.gz, or the file itself when the target ends in .tar.gz or .tgz
   all         conftest/, gatekeeper/ and flipflop.tar.gz under DIR (what make bundles writes to bundles/)
 `
 
@@ -47,7 +54,24 @@ func runExport(ctx context.Context, args []string, stdio IO) error {
 		_, err := stdio.Out.Write(stream)
 		return err
 	}
+	if tarball(dir) {
+		if what != "bundle" {
+			return usagef("export %s writes a directory, and %q names a tarball: give a directory (only export bundle writes a .tar.gz file)", what, dir)
+		}
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return usagef("export bundle: %q is a directory; remove it or give another file name", dir)
+		}
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dir, files["flipflop.tar.gz"], 0o644)
+	}
 	return files.Write(dir)
+}
+
+// tarball says that an export target names a gzipped tar file, not a directory.
+func tarball(target string) bool {
+	return strings.HasSuffix(target, ".tar.gz") || strings.HasSuffix(target, ".tgz")
 }
 
 // exportFiles builds the files of one export target, and what it writes to
@@ -108,7 +132,7 @@ func applyStream(f export.Files) []byte {
 		}
 	}
 	for _, p := range f.Paths() {
-		if strings.HasSuffix(p, "/constraint.yaml") {
+		if strings.HasPrefix(p, "constraints/") && p != "constraints/kustomization.yaml" {
 			write(p)
 		}
 	}

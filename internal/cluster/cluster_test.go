@@ -28,7 +28,7 @@ import (
 // for the package; noKargo is a second one with Argo CD's CRDs only.
 var (
 	kube    kubetest.Shared
-	noKargo = kubetest.Shared{Options: kubetest.Options{CRDs: []string{"testdata/crds/argocd.yaml"}}}
+	noKargo = kubetest.Shared{Options: kubetest.Options{CRDs: []string{kubetest.ArgoCDCRDs}}}
 )
 
 func TestMain(m *testing.M) {
@@ -54,6 +54,27 @@ func obj(apiVersion, kind, ns, name string, fields map[string]any) *unstructured
 	u.SetNamespace(ns)
 	u.SetName(name)
 	return u
+}
+
+// stageSpec is the smallest Stage spec Kargo's CRD accepts.
+func stageSpec() map[string]any {
+	return map[string]any{"requestedFreight": []any{map[string]any{
+		"origin":  map[string]any{"kind": "Warehouse", "name": "app"},
+		"sources": map[string]any{"direct": true},
+	}}}
+}
+
+// taskSpec is a PromotionTask spec with the one step Kargo's CRD asks for at least.
+func taskSpec() map[string]any {
+	return map[string]any{"steps": []any{map[string]any{"uses": "git-clear", "config": map[string]any{"path": "./out"}}}}
+}
+
+// appSpec is the smallest Application spec Argo CD's CRD accepts.
+func appSpec() map[string]any {
+	return map[string]any{
+		"project":     "default",
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "default"},
+	}
 }
 
 func names(objs []evaluator.Object) []string {
@@ -94,12 +115,14 @@ func TestReadKindsAndNamespaces(t *testing.T) {
 	env := kube.Env(t)
 	applyFiles(t, env, "../../examples/contradiction/argocd.yaml", "../../examples/contradiction/kargo.yaml")
 	apply(t, env,
-		obj("argoproj.io/v1alpha1", "ApplicationSet", "argocd", "envs", map[string]any{"spec": map[string]any{"generators": []any{}}}),
-		obj("argoproj.io/v1alpha1", "Application", "team-apps", "elsewhere", map[string]any{"spec": map[string]any{}}),
-		obj("kargo.akuity.io/v1alpha1", "PromotionTask", "acme", "deploy", map[string]any{"spec": map[string]any{"steps": []any{}}}),
-		obj("kargo.akuity.io/v1alpha1", "ClusterPromotionTask", "", "shared", map[string]any{"spec": map[string]any{"steps": []any{}}}),
+		obj("argoproj.io/v1alpha1", "ApplicationSet", "argocd", "envs", map[string]any{"spec": map[string]any{
+			"generators": []any{}, "template": map[string]any{"metadata": map[string]any{}, "spec": appSpec()},
+		}}),
+		obj("argoproj.io/v1alpha1", "Application", "team-apps", "elsewhere", map[string]any{"spec": appSpec()}),
+		obj("kargo.akuity.io/v1alpha1", "PromotionTask", "acme", "deploy", map[string]any{"spec": taskSpec()}),
+		obj("kargo.akuity.io/v1alpha1", "ClusterPromotionTask", "", "shared", map[string]any{"spec": taskSpec()}),
 		obj("kargo.akuity.io/v1alpha1", "Project", "", "other", nil),
-		obj("kargo.akuity.io/v1alpha1", "Stage", "other", "prod", map[string]any{"spec": map[string]any{}}),
+		obj("kargo.akuity.io/v1alpha1", "Stage", "other", "prod", map[string]any{"spec": stageSpec()}),
 		obj("v1", "ConfigMap", "acme", "not-read", map[string]any{"data": map[string]any{"a": "b"}}),
 	)
 	if err := env.SetStatus(ctx(t), "kargo.akuity.io/v1alpha1", "Stage", "acme", "dev", map[string]any{"health": map[string]any{"status": "Healthy"}}); err != nil {
@@ -184,7 +207,7 @@ func manyStages(t *testing.T, env *kubetest.Env, ns string, n int) {
 	t.Helper()
 	var objs []*unstructured.Unstructured
 	for i := range n {
-		objs = append(objs, obj("kargo.akuity.io/v1alpha1", "Stage", ns, fmt.Sprintf("s%02d", i), map[string]any{"spec": map[string]any{}}))
+		objs = append(objs, obj("kargo.akuity.io/v1alpha1", "Stage", ns, fmt.Sprintf("s%02d", i), map[string]any{"spec": stageSpec()}))
 	}
 	apply(t, env, objs...)
 }

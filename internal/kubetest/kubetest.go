@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -39,6 +40,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
 // ErrNoBinaries means kube-apiserver or etcd is missing.
@@ -46,9 +49,44 @@ var ErrNoBinaries = errors.New("kube-apiserver and etcd not found: run 'make too
 
 // Options shape an environment.
 type Options struct {
-	// CRDs are CRD files or directories, relative to the repository root;
-	// nil means testdata/crds (every kind flipflop reads).
+	// CRDs are CRD files or directories, absolute or relative to the
+	// repository root, or KargoCRDs and ArgoCDCRDs; nil means both of these,
+	// so objects meet the schemas a real cluster enforces.
 	CRDs []string
+}
+
+// KargoCRDs and ArgoCDCRDs stand, in Options.CRDs, for the released CRDs of
+// Kargo and Argo CD at the versions internal/upstream pins (read from the Go
+// module cache, downloaded through the module proxy when missing).
+const (
+	KargoCRDs  = "upstream:kargo"
+	ArgoCDCRDs = "upstream:argocd"
+)
+
+func crdPaths(root string, crds []string) ([]string, error) {
+	if crds == nil {
+		crds = []string{KargoCRDs, ArgoCDCRDs}
+	}
+	var paths []string
+	for _, p := range crds {
+		var more []string
+		var err error
+		switch {
+		case p == KargoCRDs:
+			more, err = upstream.KargoCRDs()
+		case p == ArgoCDCRDs:
+			more, err = upstream.ArgoCDCRDs()
+		case filepath.IsAbs(p):
+			more = []string{p}
+		default:
+			more = []string{filepath.Join(root, p)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, more...)
+	}
+	return paths, nil
 }
 
 // Env is a running API server with an admin user.
@@ -116,13 +154,9 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	crds := opts.CRDs
-	if crds == nil {
-		crds = []string{filepath.Join("testdata", "crds")}
-	}
-	var paths []string
-	for _, p := range crds {
-		paths = append(paths, filepath.Join(root, p))
+	paths, err := crdPaths(root, opts.CRDs)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "kubetest-")
 	if err != nil {
@@ -130,7 +164,10 @@ func Start(opts Options) (*Env, error) {
 	}
 	e := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true},
+		// The released CRDs are large (Argo CD's ApplicationSet alone is
+		// thousands of lines): on a busy machine the API server takes longer
+		// than envtest's default 10 s to serve them all.
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true, MaxTime: 3 * time.Minute},
 	}
 	// Loopback only: advertise 127.0.0.1 (which needs the endpoint reconciler
 	// off); envtest already binds the secure port and etcd to 127.0.0.1.
@@ -231,8 +268,9 @@ func (e *Env) Resource(u *unstructured.Unstructured) (dynamic.ResourceInterface,
 }
 
 // Apply creates or replaces objects (server-side apply), creating their
-// namespaces first. A status in an object is written through the status
-// subresource afterwards.
+// namespaces first. A status in an object is written with it, and through the
+// status subresource afterwards where the kind has one (Stages do,
+// Applications do not: their status is part of the object).
 func (e *Env) Apply(ctx context.Context, objs ...*unstructured.Unstructured) error {
 	for _, u := range objs {
 		if ns := u.GetNamespace(); ns != "" {
@@ -245,15 +283,13 @@ func (e *Env) Apply(ctx context.Context, objs ...*unstructured.Unstructured) err
 			return fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 		status, hasStatus := u.Object["status"]
-		obj := u.DeepCopy()
-		delete(obj.Object, "status")
-		applied, err := rc.Apply(ctx, u.GetName(), obj, metav1.ApplyOptions{FieldManager: "kubetest", Force: true})
+		applied, err := rc.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "kubetest", Force: true})
 		if err != nil {
 			return fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 		}
 		if hasStatus {
 			applied.Object["status"] = status
-			if _, err := rc.UpdateStatus(ctx, applied, metav1.UpdateOptions{}); err != nil {
+			if _, err := rc.UpdateStatus(ctx, applied, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("status of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 			}
 		}
@@ -277,6 +313,26 @@ func (e *Env) SetStatus(ctx context.Context, apiVersion, kind, namespace, name s
 	}
 	u.Object["status"] = status
 	_, err = rc.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) { // no status subresource: the status is part of the object
+		_, err = rc.Update(ctx, u, metav1.UpdateOptions{})
+	}
+	return err
+}
+
+// DryRunCreate asks the API server to validate objects as a create, without
+// storing them: schema, required fields and unknown fields (strict field
+// validation). Namespaces are created as needed.
+func (e *Env) DryRunCreate(ctx context.Context, u *unstructured.Unstructured) error {
+	if ns := u.GetNamespace(); ns != "" {
+		if err := e.ensureNamespace(ctx, ns); err != nil {
+			return err
+		}
+	}
+	rc, err := e.Resource(u)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	_, err = rc.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	return err
 }
 

@@ -65,7 +65,7 @@ type Result struct {
 func main() {
 	dir := flag.String("dir", "", "estate directory (YAML files, read in sorted order)")
 	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate file")
-	constraint := flag.String("constraint", "bundles/gatekeeper/shared-branch-contradiction/constraint.yaml", "constraint file")
+	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint file")
 	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file")
 	apps := flag.String("apps", "2000,10000", "inventory sizes, in Applications")
 	runs := flag.Int("runs", 5, "timed reviews per inventory size (after one warm-up review)")

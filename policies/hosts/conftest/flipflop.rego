@@ -53,6 +53,21 @@ warn contains result(f) if {
 	not f.waived
 }
 
+# Without --combine, conftest evaluates each document on its own: input is that
+# document instead of the [{path, contents}] array, no two objects are ever seen
+# together, and every contradiction would pass. Say so instead.
+warn contains {
+	"msg": concat(" ", [
+		"[not-combined] flipflop needs every document at once: run conftest with --combine",
+		"(conftest test --combine --namespace flipflop -p <policy> <dir>).",
+		"Checked one document at a time, no finding can be made.",
+	]),
+	"rule": "not-combined",
+	"severity": "warning",
+} if {
+	not is_array(input)
+}
+
 # result is a finding as conftest shows it: msg and _loc, the rest as metadata.
 result(f) := object.union(
 	{
@@ -66,6 +81,12 @@ result(f) := object.union(
 	location(f),
 )
 
-location(f) := {"_loc": {"file": r.file, "line": max([r.line, 1])}} if {
+# location is where conftest points the result: the first resource whose line
+# the input gave (flipflop's Go evaluator does), else the first resource's file
+# at line 1 -- conftest passes policies no line numbers (its --combine input is
+# [{path, contents}]), and line 1 is its own convention for "this file".
+location(f) := {"_loc": {"file": r.file, "line": r.line}} if {
+	r := [x | some x in f.resources; x.file != ""; x.line > 0][0]
+} else := {"_loc": {"file": r.file, "line": 1}} if {
 	r := [x | some x in f.resources; x.file != ""][0]
 } else := {}

@@ -19,7 +19,19 @@ test_deny_carries_metadata_and_location if {
 	d.rule == "shared-branch-contradiction"
 	d.severity == "error"
 	d.remediation != ""
+	d._loc == {"file": "argocd.yaml", "line": 3}
+}
+
+test_location_without_lines_is_the_file if {
+	no_lines := [{"path": e.path, "contents": e.contents} | some e in estate]
+	some d in flipflop.deny with input as no_lines
 	d._loc == {"file": "kargo.yaml", "line": 1}
+}
+
+test_a_document_checked_alone_is_a_warning if {
+	warns := flipflop.warn with input as f.stage("dev", "main", [f.pin("dev")])
+	{w.rule | some w in warns} == {"not-combined"}
+	count(flipflop.deny) == 0 with input as f.stage("dev", "main", [f.pin("dev")])
 }
 
 test_warn_for_warnings if {

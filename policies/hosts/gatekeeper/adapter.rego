@@ -5,7 +5,15 @@
 #   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
 #   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
 #   copy excluded), runs one rule, and keeps the findings that involve the
-#   reviewed object.
+#   reviewed object (for a PromotionTask or ClusterPromotionTask: the Stages that
+#   use it).
+#   At admission, a finding is a violation only when the change introduces or
+#   worsens it: the same rule runs on the estate as it was (the old object on an
+#   UPDATE, the estate without the object on a CREATE), and a finding already there
+#   with the same subject and at least the same resources is let through, so an
+#   existing contradiction never freezes its objects (status writes, fixes).
+#   A DELETE is never a violation. Audit (no operation) reports every finding
+#   involving the object; for a task, those it contributes to.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
 #   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
@@ -29,6 +37,62 @@ review := input.review.object
 
 review_ref := {"kind": review.kind, "namespace": object.get(review, ["metadata", "namespace"], ""), "name": review.metadata.name}
 
+# operation is the admission operation; "" in audit and in `gator test`, which
+# review objects without an admission request.
+default operation := ""
+
+operation := o if {
+	o := input.review.operation
+	is_string(o)
+}
+
+# before is the reviewed object as it was, on an UPDATE.
+before := o if {
+	operation == "UPDATE"
+	o := input.review.oldObject
+	is_object(o)
+	o.kind == review.kind
+}
+
+task_kinds := {"PromotionTask", "ClusterPromotionTask"}
+
+reviewed_task if review.kind in task_kinds
+
+# subjects are the objects whose findings are reviewed: the object (and what it
+# was), and for a task the inventory Stages that use it.
+subjects := array.concat(reviewed, [e.contents | some e in task_users])
+
+reviewed := [review, before] if {
+	is_object(before)
+} else := [review]
+
+# task_users are the inventory Stages whose steps run the reviewed task.
+task_users := [e |
+	reviewed_task
+	some [e, _] in texts
+	e.contents.kind == "Stage"
+	uses_task(e.contents, review)
+]
+
+task_user_keys := {sprintf("%s/%s", [e.contents.metadata.namespace, e.contents.metadata.name]) | some e in task_users}
+
+uses_task(stage, task) if {
+	same_scope(stage, task)
+	some step in array_at(stage, ["spec", "promotionTemplate", "spec", "steps"])
+	is_object(step.task)
+	step.task.name == task.metadata.name
+	task_step_kind(step.task) == task.kind
+}
+
+task_step_kind(t) := object.get(t, "kind", "PromotionTask")
+
+same_scope(_, task) if task.kind == "ClusterPromotionTask"
+
+same_scope(stage, task) if {
+	task.kind == "PromotionTask"
+	stage.metadata.namespace == task.metadata.namespace
+}
+
 # docs is the model's input: conftest's combined shape. Only the inventory
 # objects that can take part in a finding about the reviewed object go in:
 # those that mention one of its repositories (every finding is about one
@@ -36,6 +100,22 @@ review_ref := {"kind": review.kind, "namespace": object.get(review, ["metadata",
 # Gatekeeper keeps nothing between reviews, so this keeps a review's cost to
 # the related objects plus one cheap pass over the inventory.
 docs := array.concat([{"path": "admission review", "contents": review}], related)
+
+# baseline_docs is the estate a change is judged against: the old object on an
+# UPDATE; without the object on a CREATE, and, for a task in audit, without the
+# task (what the task contributes). Undefined otherwise (audit of a Stage or an
+# Application: every finding involving it is reported).
+baseline_docs := array.concat([{"path": "admission review (before)", "contents": before}], related) if {
+	is_object(before)
+} else := related if {
+	operation == "CREATE"
+} else := related if {
+	operation == ""
+	reviewed_task
+}
+
+# judged says that findings are compared with the baseline.
+judged if baseline_docs
 
 inventory := array.concat(
 	[{"path": "inventory", "contents": o} |
@@ -79,10 +159,9 @@ app_urls(o) := [u |
 	is_string(u)
 ]
 
-task_kinds := {"PromotionTask", "ClusterPromotionTask"}
-
-# The tasks the reviewed object names, and the repositories it and they mention.
-review_text := lower(json.marshal(review))
+# The tasks the reviewed objects name, and the repositories they and their tasks
+# mention.
+review_text := lower(json.marshal(subjects))
 
 # reviewer_text is the reviewed object's text and its tasks'.
 reviewer_text := concat("\n", array.concat([review_text], [lower(json.marshal(t)) | some t in review_tasks]))
@@ -94,7 +173,7 @@ review_tasks := [e.contents |
 ]
 
 repos := {id |
-	some obj in array.concat([review], review_tasks)
+	some obj in array.concat(subjects, review_tasks)
 	walk(obj, [_, v])
 	is_string(v)
 	regex.match(`^([a-zA-Z][a-zA-Z0-9+.-]*://|[^@/\s]+@[^:/\s]+:)`, v)
@@ -149,6 +228,13 @@ relevant(obj, text) if {
 	contains(text, name)
 }
 
+# The Stages that use the reviewed task.
+relevant(obj, _) if {
+	reviewed_task
+	obj.kind == "Stage"
+	uses_task(obj, review)
+}
+
 same(ref, kind, ns, name) if {
 	kind == ref.kind
 	ns == ref.namespace
@@ -165,14 +251,48 @@ settings := object.union(
 	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
 )
 
-# violations turns a rule's findings (evaluated by the template's entry module
-# with input as docs and the settings) into Gatekeeper violations, keeping those
-# that involve the reviewed object.
-violations(findings) := {{"msg": sprintf("[%s] %s", [f.rule, f.message]), "details": details(f)} |
+# candidates are a rule's findings (evaluated by the template's entry module with
+# input as docs and the settings) that involve the reviewed object, unwaived.
+# A DELETE has none: Gatekeeper reviews it with the old object as the object,
+# but once deleted the object takes part in no finding, and removing an object
+# never introduces a contradiction about it (when the webhook is registered for
+# DELETE, deleting a Stage of an existing contradiction is a fix).
+candidates(findings) := {f |
+	not deleting
 	some f in findings
 	not f.waived
-	involves(f, review_ref)
+	concerns(f)
 }
+
+deleting if operation == "DELETE"
+
+concerns(f) if involves(f, review_ref)
+
+concerns(f) if {
+	reviewed_task
+	some r in f.resources
+	r.kind == "Stage"
+	sprintf("%s/%s", [r.namespace, r.name]) in task_user_keys
+}
+
+# violations turns candidates into Gatekeeper violations, leaving out those the
+# baseline (the same rule's findings on the estate before the change) already
+# had: same rule, same subject (key), and no resource the baseline finding did
+# not name. Gatekeeper prefixes the message with the constraint's name (the
+# rule id), so the message is the finding's alone.
+violations(candidates, baseline) := {{"msg": f.message, "details": details(f)} |
+	some f in candidates
+	not tolerated(f, baseline)
+}
+
+tolerated(f, baseline) if {
+	some b in baseline
+	b.rule == f.rule
+	b.key == f.key
+	count(resource_ids(f) - resource_ids(b)) == 0
+}
+
+resource_ids(f) := {[r.kind, r.namespace, r.name, object.get(r, "generatedBy", "")] | some r in f.resources}
 
 involves(f, ref) if {
 	some r in f.resources

@@ -36,14 +36,40 @@ test_stale_copy_of_reviewed_object_is_excluded if {
 	stages[0].contents.metadata.labels.changed == "yes"
 }
 
+# template_violations is what the shared-branch-contradiction template reports
+# for the input and data.inventory a test gives: the rule on the adapter's docs,
+# the candidates, and the rule on the baseline when the review is judged.
+template_violations := gatekeeper.violations(candidates, template_baseline) if {
+	# regal ignore:with-outside-test-context
+	findings := rule.report with input as gatekeeper.docs
+	candidates := gatekeeper.candidates(findings)
+}
+
+default template_baseline := []
+
+template_baseline := b if {
+	gatekeeper.judged
+
+	# regal ignore:with-outside-test-context
+	b := rule.report with input as gatekeeper.baseline_docs
+}
+
+admission(op, obj, old) := {"review": {"operation": op, "object": obj, "oldObject": old}, "parameters": {}}
+
 test_violation_for_involved_object if {
-	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inventory
-	findings := rule.report with input as docs
-	vs := gatekeeper.violations(findings) with input as review(dev_stage) with data.inventory as inventory
+	vs := template_violations with input as review(dev_stage) with data.inventory as inventory
 	count(vs) == 1
 	some v in vs
-	startswith(v.msg, "[shared-branch-contradiction] Stages acme/dev, acme/qa")
 	v.details.severity == "error"
+	v.details.rule == "shared-branch-contradiction"
+}
+
+# Gatekeeper prefixes the message with the constraint's name (the rule id): the
+# adapter does not add it again.
+test_message_is_the_finding_alone if {
+	some v in template_violations with input as review(dev_stage) with data.inventory as inventory
+	startswith(v.msg, "Stages acme/dev, acme/qa")
+	not contains(v.msg, "[shared-branch-contradiction]")
 }
 
 test_no_violation_for_uninvolved_object if {
@@ -51,8 +77,121 @@ test_no_violation_for_uninvolved_object if {
 	docs := gatekeeper.docs with input as review(other) with data.inventory as inventory
 	findings := rule.report with input as docs
 	count(findings) == 1
-	vs := gatekeeper.violations(findings) with input as review(other) with data.inventory as inventory
-	count(vs) == 0
+	count({v | some v in template_violations}) == 0 with input as review(other) with data.inventory as inventory
+}
+
+# A Stage created into an estate where it completes a contradiction is denied.
+test_create_that_introduces_a_contradiction_is_a_violation if {
+	inv := json.remove(inventory, [["namespace", "acme", "kargo.akuity.io/v1alpha1", "Stage", "dev"]])
+	count({v | some v in template_violations}) == 1 with input as admission("CREATE", dev_stage, null) with data.inventory as inv
+}
+
+# An update that leaves an existing contradiction as it was (a status write, a
+# label) is not a violation, nor one that reduces it.
+test_update_that_keeps_a_contradiction_is_allowed if {
+	changed := object.union(dev_stage, {"metadata": {"labels": {"team": "a"}}, "status": {"phase": "Steady"}})
+	count({v | some v in template_violations}) == 0 with input as admission("UPDATE", changed, dev_stage) with data.inventory as inventory
+}
+
+test_update_that_reduces_a_contradiction_is_allowed if {
+	third := f.stage("prod", "main", [f.pin("prod")])
+	inv := json.patch(inventory, [
+		{"op": "add", "path": ["namespace", "acme", "kargo.akuity.io/v1alpha1", "Stage", "prod"], "value": third},
+		{"op": "add", "path": ["namespace", "argocd", "argoproj.io/v1alpha1", "Application", "prod"], "value": f.app("prod", "main")},
+	])
+
+	# dev stops pinning; qa and prod still contradict each other, without dev
+	count({v | some v in template_violations}) == 0 with input as admission("UPDATE", f.stage("dev", "main", [f.no_pin("dev")]), dev_stage) with data.inventory as inv
+}
+
+# An update that brings the object into a contradiction, or makes one involve
+# more objects, is a violation.
+test_update_that_introduces_or_worsens_a_contradiction_is_a_violation if {
+	clean := f.stage("dev", "main", [f.no_pin("dev")])
+	count({v | some v in template_violations}) == 1 with input as admission("UPDATE", dev_stage, clean) with data.inventory as inventory
+
+	# dev and qa already contradict each other; prod joins them
+	inv := json.patch(inventory, [
+		{"op": "add", "path": ["namespace", "argocd", "argoproj.io/v1alpha1", "Application", "prod"], "value": f.app("prod", "main")},
+		{"op": "add", "path": ["namespace", "acme", "kargo.akuity.io/v1alpha1", "Stage", "prod"], "value": f.stage("prod", "main", [f.no_pin("prod")])},
+	])
+	vs := template_violations with input as admission("UPDATE", f.stage("prod", "main", [f.pin("prod")]), f.stage("prod", "main", [f.no_pin("prod")])) with data.inventory as inv
+	count(vs) == 1
+}
+
+# Audit (no operation) reports every finding involving the object.
+test_audit_reports_existing_contradictions if {
+	count({v | some v in template_violations}) == 1 with input as review(dev_stage) with data.inventory as inventory
+}
+
+# Gatekeeper reviews a DELETE with the old object copied into object: deleting
+# a Stage or an Application of an existing contradiction is a fix, never denied.
+test_delete_is_never_a_violation if {
+	count({v | some v in template_violations}) == 0 with input as admission("DELETE", dev_stage, dev_stage) with data.inventory as inventory
+	count({v | some v in template_violations}) == 0 with input as admission("DELETE", dev_app, dev_app) with data.inventory as inventory
+
+	# the same objects reviewed in audit are violations
+	count({v | some v in template_violations}) == 1 with input as review(dev_app) with data.inventory as inventory
+}
+
+# PromotionTasks: a task edit that creates a contradiction in the Stages using
+# it is a violation of the task, reported with those Stages.
+pinning_task := f.promotion_task("acme", "promote", [], [
+	f.clone(f.repo, [f.checkout("./repo", "main")]),
+	{"uses": "git-commit", "as": "commit", "config": {"path": "./repo", "message": "m"}},
+	{"uses": "git-push", "as": "push", "config": {"path": "./repo"}},
+	{"uses": "argocd-update", "config": {"apps": [f.pin("${{ ctx.stage }}")]}},
+])
+
+plain_task := f.promotion_task("acme", "promote", [], [
+	f.clone(f.repo, [f.checkout("./repo", "main")]),
+	{"uses": "git-commit", "as": "commit", "config": {"path": "./repo", "message": "m"}},
+	{"uses": "git-push", "as": "push", "config": {"path": "./repo"}},
+	{"uses": "argocd-update", "config": {"apps": [f.no_pin("${{ ctx.stage }}")]}},
+])
+
+task_inventory := {"namespace": {
+	"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app, "qa": qa_app}}},
+	"acme": {"kargo.akuity.io/v1alpha1": {
+		"Stage": {
+			"dev": f.stage_steps("dev", [{"task": {"name": "promote"}}]),
+			"qa": f.stage_steps("qa", [{"task": {"name": "promote"}}]),
+		},
+		"PromotionTask": {"promote": plain_task},
+	}},
+}}
+
+test_task_edit_that_creates_a_contradiction_is_a_violation if {
+	vs := template_violations with input as admission("UPDATE", pinning_task, plain_task) with data.inventory as task_inventory
+	count(vs) == 1
+	some v in vs
+	{"Stage acme/dev", "Stage acme/qa"} & {r | some r in v.details.resources} == {"Stage acme/dev", "Stage acme/qa"}
+}
+
+test_task_edit_that_keeps_the_estate_clean_is_allowed if {
+	relabelled := object.union(plain_task, {"metadata": {"labels": {"x": "y"}}})
+	count({v | some v in template_violations}) == 0 with input as admission("UPDATE", relabelled, plain_task) with data.inventory as task_inventory
+}
+
+test_task_in_audit_reports_what_it_contributes if {
+	inv := json.patch(task_inventory, [{"op": "replace", "path": ["namespace", "acme", "kargo.akuity.io/v1alpha1", "PromotionTask", "promote"], "value": pinning_task}])
+	count({v | some v in template_violations}) == 1 with input as review(pinning_task) with data.inventory as inv
+	count({v | some v in template_violations}) == 0 with input as review(plain_task) with data.inventory as task_inventory
+}
+
+test_cluster_task_users_are_found if {
+	cluster_task := f.promotion_task("", "promote", [], pinning_task.spec.steps)
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app, "qa": qa_app}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {
+			"dev": f.stage_steps("dev", [{"task": {"name": "promote", "kind": "ClusterPromotionTask"}}]),
+			"qa": f.stage_steps("qa", [{"task": {"name": "promote", "kind": "ClusterPromotionTask"}}]),
+			"other": f.stage_steps("other", [{"task": {"name": "promote"}}]),
+		}}},
+	}}
+	keys := gatekeeper.task_user_keys with input as review(cluster_task) with data.inventory as inv
+	keys == {"acme/dev", "acme/qa"}
+	count({v | some v in template_violations}) == 1 with input as admission("CREATE", cluster_task, null) with data.inventory as inv
 }
 
 test_parameters_become_settings if {

@@ -30,7 +30,7 @@ expires_annotation := "flipflop.dev/ignore-expires"
 
 # today is the date expiries are compared with: settings.today, else the clock.
 today := t if {
-	t := config.settings.today
+	t := object.get(config.settings, "today", null)
 	is_string(t)
 } else := time.format([time.now_ns(), "UTC", "2006-01-02"])
 

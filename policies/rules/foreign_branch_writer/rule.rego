@@ -74,7 +74,7 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		message(pinners, writer_keys, pins, writes, pointer),
-		result.refs((({p.stage.ref | some p in pins} | {w.stage.ref | some w in writes}) | {p.app.ref | some p in pins})),
+		result.refs(array.concat(array.concat([p.stage.ref | some p in pins], [w.stage.ref | some w in writes]), [p.app.ref | some p in pins])),
 		key,
 		result.about(
 			array.concat([p.pointer | some p in pins], [w.pointer | some w in writes]), pinners | writer_keys, {p.app.key | some p in pins}, {p.id | some p in pins},

@@ -22,7 +22,10 @@ default_branch_candidates := ["main", "master"]
 # waivers are the configured waivers (a waivers file, or conftest data).
 default waivers := []
 
+# settings is read with object.get, never settings.x: the type checker knows
+# settings as the empty object above, and OPA 1.21 rejects a ref into it
+# ("undefined ref") even though every host replaces it.
 waivers := w if {
-	w := settings.waivers
+	w := object.get(settings, "waivers", null)
 	is_array(w)
 }
