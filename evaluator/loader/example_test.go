@@ -37,7 +37,7 @@ func ExampleLoader_Load() {
 	// Application argocd/qa at ../../examples/contradiction/argocd.yaml:21
 	// Warehouse acme/app at ../../examples/contradiction/kargo.yaml:6
 	// Stage acme/dev at ../../examples/contradiction/kargo.yaml:18
-	// Stage acme/qa at ../../examples/contradiction/kargo.yaml:58
+	// Stage acme/qa at ../../examples/contradiction/kargo.yaml:59
 	// error shared-branch-contradiction github.com/acme/deploy @ main
 	// warning shared-write-branch github.com/acme/deploy @ main
 }
