@@ -686,7 +686,10 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 	var dups []evaluator.DuplicateKey
 	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues, duplicates: &dups}
 	if d.filter {
-		if kind, apiVersion, ok := peekKind(root); ok {
+		if kind, apiVersion, isString, ok := peekKind(root); ok {
+			if !isString {
+				return nil, nil // a kind that is not a string: not an object
+			}
 			if strings.HasSuffix(kind, "List") {
 				objs, lerr := d.listItems(&c, root, kind, apiVersion, offset)
 				return withDuplicates(objs, dups), lerr
@@ -742,10 +745,10 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		}
 	}
 	if items == nil || items.Kind != yaml.SequenceNode {
-		if kind == "List" {
+		if kind == "List" && (items == nil || scalarIsNull(items)) {
 			return nil, nil // an empty List
 		}
-		d.skipped++ // a FooList without items: an object of kind FooList
+		d.skipped++ // a List whose items are no list: an object of kind List
 		return nil, nil
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
@@ -755,7 +758,7 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		if n.Kind != yaml.MappingNode {
 			continue
 		}
-		k, v, ok := peekKind(n)
+		k, v, _, ok := peekKind(n)
 		if !ok && mayHaveKind(n) {
 			// The item's kind comes from a merge key: convert it to know.
 			t, err := c.term(n)
@@ -824,10 +827,11 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 }
 
 // peekKind reads a mapping's kind and apiVersion from its nodes, without
-// converting it: ok when kind is written as a string and apiVersion is too or
-// no merge key could bring one. An explicit key wins over merged ones, so
-// what is read here is what conversion would give.
-func peekKind(m *yaml.Node) (kind, apiVersion string, ok bool) {
+// converting it: ok when the mapping has a kind key and apiVersion is written
+// too or no merge key could bring one; isString when that kind is a string
+// (a kind of another type makes the mapping no object). An explicit key wins
+// over merged ones, so what is read here is what conversion would give.
+func peekKind(m *yaml.Node) (kind, apiVersion string, isString, ok bool) {
 	hasKind, hasAPIVersion, merge := false, false, false
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := resolveAlias(m.Content[i])
@@ -839,10 +843,11 @@ func peekKind(m *yaml.Node) (kind, apiVersion string, ok bool) {
 			continue
 		}
 		v := resolveAlias(m.Content[i+1])
-		str := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str"
+		str := v.Kind == yaml.ScalarNode && scalarIsString(v)
 		switch k.Value {
 		case "kind":
 			hasKind = true
+			isString = str
 			if str {
 				kind = v.Value
 			}
@@ -853,7 +858,29 @@ func peekKind(m *yaml.Node) (kind, apiVersion string, ok bool) {
 			}
 		}
 	}
-	return kind, apiVersion, hasKind && (hasAPIVersion || !merge)
+	return kind, apiVersion, isString, hasKind && (hasAPIVersion || !merge)
+}
+
+// scalarIsString reports whether a scalar node converts to a string, as the
+// converter decides it (custom tags, timestamps and infinities are strings).
+func scalarIsString(n *yaml.Node) bool {
+	var c yamlConverter
+	t, err := c.scalar(n)
+	if err != nil {
+		return false
+	}
+	_, ok := t.Value.(ast.String)
+	return ok
+}
+
+// scalarIsNull reports whether a node converts to null.
+func scalarIsNull(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	var c yamlConverter
+	t, err := c.scalar(n)
+	return err == nil && t.Value.Compare(ast.Null{}) == 0
 }
 
 // mayHaveKind reports whether a mapping has a "kind" key or a merge key
