@@ -106,7 +106,8 @@ type Generator struct {
 
 // Element is one generator element: its JSON pointer in the ApplicationSet and
 // the generator that wrote it ("list"; "git" for elements expanded from a
-// checkout by --repo-root, which exist in no file).
+// checkout by --repo-root, from a git generator or a matrix with a git child,
+// which exist in no file).
 type Element struct {
 	Path      string `json:"path"`
 	Generator string `json:"generator"`

@@ -214,12 +214,32 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 	if err != nil {
 		return g, false, err
 	}
-	ng := map[string]any{"list": map[string]any{"elements": elems}}
-	if t, ok := gm["template"]; ok {
-		ng["template"] = t
-	}
-	return ng, true, nil
+	return expandedList(gm, git, elems), true, nil
 }
+
+// expandedList is the list generator that stands for generator gm, whose
+// kind kind (a git generator, or a matrix expanded with its git child) gave
+// elems: the kind's own template and the generator's selector are kept, and
+// the generator is marked with the kind it is written as, so that the
+// policies name the template's place in the file and the elements' origin.
+func expandedList(gm, kind map[string]any, elems []any) map[string]any {
+	list := map[string]any{"elements": elems}
+	if t, ok := kind["template"]; ok {
+		list["template"] = t
+	}
+	ng := map[string]any{"list": list, expandedFromKey: "git"}
+	if gm["matrix"] != nil {
+		ng[expandedFromKey] = "matrix"
+	}
+	if sel, ok := gm["selector"]; ok {
+		ng["selector"] = sel
+	}
+	return ng
+}
+
+// expandedFromKey marks a generator expanded here with the kind it is written
+// as (policies/lib/flipflop/appsets.rego reads it).
+const expandedFromKey = "x-flipflop-expanded-from"
 
 func rootFor(roots []RepoRoot, repoURL string) (RepoRoot, bool) {
 	id := RepoID(repoURL)

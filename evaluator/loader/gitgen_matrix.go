@@ -20,9 +20,10 @@ var fieldRE = regexp.MustCompile(`^\.?[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z
 // env/{{.name}}/*/release.yaml). It returns handled=false when the matrix is
 // not of that shape. When the expansion cannot be done exactly (the first
 // generator's parameters are unknown, a placeholder is not a plain parameter,
-// a child has its own template or selector), the matrix is left as it is, so
+// a child has a selector), the matrix is left as it is, so
 // that the policies take the git generator's parameters as unknown, never as
-// no Applications.
+// no Applications. The children's own templates are ignored, as Argo CD
+// ignores them; the matrix's own template is kept.
 func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot, goTemplate bool) (any, bool, bool, error) {
 	if len(children) != 2 {
 		return gm, false, false, nil
@@ -33,7 +34,7 @@ func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot,
 		return gm, false, false, nil
 	}
 	first, _ := children[0].(map[string]any)
-	if first == nil || first["template"] != nil || second["template"] != nil || first["selector"] != nil || second["selector"] != nil {
+	if first == nil || first["selector"] != nil || second["selector"] != nil {
 		return gm, true, false, nil
 	}
 	var sets []any
@@ -90,11 +91,8 @@ func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot,
 	if elems == nil {
 		elems = []any{}
 	}
-	out := map[string]any{"list": map[string]any{"elements": elems}}
-	if t, ok := gm["template"]; ok {
-		out["template"] = t
-	}
-	return out, true, true, nil
+	matrix, _ := gm["matrix"].(map[string]any)
+	return expandedList(gm, matrix, elems), true, true, nil
 }
 
 // templated reports whether a git generator's repository, revision or paths

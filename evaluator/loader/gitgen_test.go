@@ -234,3 +234,81 @@ func names(f evaluator.Finding) []string {
 	}
 	return out
 }
+
+// A git generator's own template (git.template) and its selector survive the
+// expansion, and the model names the template's place in the file and the
+// elements' origin; the same for a matrix whose git child reads its sibling's
+// parameters (matrix.template; the children's templates are ignored, as Argo
+// CD ignores them).
+func TestExpandedGeneratorKeepsTemplateAndSelector(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"envs/dev", "envs/qa", "env/dev/web", "env/qa/web"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"env/dev/web/release.yaml", "env/qa/web/release.yaml"} {
+		os.WriteFile(filepath.Join(root, f), []byte("branch: main\n"), 0o644)
+	}
+	git := strings.Replace(gitAppSet, `      - path: envs/skip
+        exclude: true
+`, `      - path: envs/skip
+        exclude: true
+      template:
+        spec:
+          source: {repoURL: https://github.com/acme/deploy.git, targetRevision: env/own, path: '{{.path.path}}'}
+    selector:
+      matchLabels: {path.basename: qa}
+`, 1)
+	matrix := strings.Replace(matrixEstate, `          - path: 'env/{{.name}}/*/release.yaml'
+`, `          - path: 'env/{{.name}}/*/release.yaml'
+          template:
+            spec:
+              source: {targetRevision: env/child}
+      template:
+        spec:
+          source: {repoURL: https://github.com/acme/deploy.git, targetRevision: env/matrix, path: '{{.path.path}}'}
+`, 1)
+	for name, tc := range map[string]struct {
+		src  string
+		want []string
+	}{
+		"git":    {git, []string{"argocd/web-qa@env/own /spec/generators/0/git/template [git]"}},
+		"matrix": {matrix, []string{"argocd/dev-web@env/matrix /spec/generators/0/matrix/template [git]", "argocd/qa-web@env/matrix /spec/generators/0/matrix/template [git]"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs, errs := loader.LoadBytes("appsets.yaml", []byte(tc.src))
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			expanded, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{{Dir: root}})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ev.Model(context.Background(), expanded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range m.Applications {
+				if a.Generator == nil || a.Generator.AppSet.Name == "files" {
+					continue
+				}
+				var from []string
+				for _, e := range a.Generator.Elements {
+					from = append(from, e.Generator)
+				}
+				from = slices.Compact(from)
+				got = append(got, fmt.Sprintf("%s@%v %s %v", a.Key, a.Sources[0].TargetRevision, a.Generator.TemplatePath, from))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("generated\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}

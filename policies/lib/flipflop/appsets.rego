@@ -26,18 +26,47 @@ generated := [app |
 	go := object.get(spec, "goTemplate", false) == true
 	ns := application.namespace_of(o.obj)
 	some gi, g in objects.array_at(spec, ["generators"])
-	template := object.union(objects.object_at(spec, ["template"]), objects.object_at(g, ["template"]))
+	template := object.union(objects.object_at(spec, ["template"]), own_template(g))
 	some p in level2(g, sprintf("/spec/generators/%d", [gi]))
 	selected(g, p)
 	app := render(spec, template, p, go, o, ns, template_path(g, gi))
 ]
 
+# generator_types are the keys of a generator that name its kind; each kind
+# can carry its own template (spec.generators[].list.template, ...), which
+# Argo CD merges over spec.template. The templates of the generators nested in
+# a matrix or merge are ignored (Argo CD renders them with an empty template).
+generator_types := [
+	"list", "clusters", "git", "matrix", "merge", "scmProvider",
+	"pullRequest", "clusterDecisionResource", "plugin",
+]
+
+# written_type is the kind a generator is written as in the file (a git
+# generator expanded by --repo-root is a list generator marked with the kind
+# it was written as).
+written_type(g) := t if {
+	t := g["x-flipflop-expanded-from"]
+	is_string(t)
+} else := stored_type(g)
+
+# stored_type is the kind the generator holds now (the first, when several
+# are written: Argo CD rejects such a generator).
+stored_type(g) := types[0] if {
+	types := [t | some t in generator_types; is_object(g[t])]
+	count(types) > 0
+}
+
+# own_template is a generator's own template ({} when it has none).
+own_template(g) := t if {
+	t := objects.object_at(g, [stored_type(g), "template"])
+} else := {}
+
 # template_path is where the template that renders an Application's spec is
 # written: the generator's own, else spec.template.
-template_path(g, gi) := sprintf("/spec/generators/%d/template", [gi]) if {
+template_path(g, gi) := sprintf("/spec/generators/%d/%s/template", [gi, written_type(g)]) if {
 	is_object(g)
 	some field in ["source", "sources", "sourceHydrator"]
-	object.get(g, ["template", "spec", field], null) != null
+	object.get(own_template(g), ["spec", field], null) != null
 } else := "/spec/template"
 
 # element_key holds, in each parameter set, the generator elements it came from
@@ -69,8 +98,6 @@ has_selector(g) if is_object(g.selector)
 # came from under element_key.
 params(gens) := [p | some i, g in gens; some p in level2(g, sprintf("/spec/generators/%d", [i]))]
 
-# A generator's own template is merged over spec.template (Argo CD does the same).
-
 level2(g, path) := cartesian(
 	level1(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path])),
 	level1(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path])),
@@ -99,12 +126,18 @@ level1(g, path) := cartesian(
 # generator by --repo-root: generator "git"); any other generator yields
 # parameters nobody can know.
 leaf(g, path) := [object.union(flatten(e), {element_key: [{"path": sprintf("%s/list/elements/%d", [path, k]), "generator": from}]}) |
-	from := object.get(g, "x-flipflop-expanded-from", "list")
+	from := element_generator(g)
 	some k, e in g.list.elements
 	is_object(e)
 ] if {
 	is_array(g.list.elements)
 } else := [{"unknown_params": true, element_key: []}]
+
+# element_generator is "git" for the elements a checkout gave (--repo-root
+# expanded a git generator, or a matrix with a git child): they are in no file.
+element_generator(g) := "git" if is_string(g["x-flipflop-expanded-from"])
+
+else := "list"
 
 cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_key], y[element_key])}]) |
 	some x in a

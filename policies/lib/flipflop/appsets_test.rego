@@ -114,6 +114,50 @@ test_two_generators_add_up if {
 }
 
 # ---------------------------------------------------------------------------
+# a generator's own template (spec.generators[].<kind>.template)
+
+# own_source is a generator template that moves every Application to branch env/own.
+own_source := {"spec": {"source": {"repoURL": f.repo, "targetRevision": "env/own", "path": "envs/{{.env}}"}}}
+
+test_list_template_is_merged_over_spec_template if {
+	records := appsets.generated with input as f.estate([go_set([{"list": {"elements": envs, "template": own_source}}], go_template)])
+	[[a.name, a.sources[0].raw_revision, a.generator.template_path] | some a in records] == [
+		["guestbook-dev", "env/own", "/spec/generators/0/list/template"],
+		["guestbook-qa", "env/own", "/spec/generators/0/list/template"],
+	]
+
+	# spec.template's metadata is kept where the generator's template has none
+	[a.labels | some a in records] == [{"env": "dev"}, {"env": "qa"}]
+}
+
+test_template_beside_the_generator_kind_is_no_template if {
+	# Argo CD has no spec.generators[].template: the field is not read.
+	records := appsets.generated with input as f.estate([go_set([{"list": {"elements": envs}, "template": own_source}], go_template)])
+	[[a.sources[0].raw_revision, a.generator.template_path] | some a in records] == [
+		["env/dev", "/spec/template"],
+		["env/qa", "/spec/template"],
+	]
+}
+
+test_matrix_template_applies_and_child_templates_are_ignored if {
+	matrix := {"matrix": {
+		"generators": [
+			{"list": {"elements": [{"env": "dev"}], "template": {"spec": {"source": {"targetRevision": "env/child"}}}}},
+			elements_of([{"region": "eu"}]),
+		],
+		"template": own_source,
+	}}
+	records := appsets.generated with input as f.estate([go_set([matrix], go_template)])
+	[[a.sources[0].raw_revision, a.generator.template_path] | some a in records] == [["env/own", "/spec/generators/0/matrix/template"]]
+}
+
+test_expanded_git_generator_template_path_names_git if {
+	expanded := {"x-flipflop-expanded-from": "git", "list": {"elements": [{"env": "dev"}], "template": own_source}}
+	records := appsets.generated with input as f.estate([go_set([expanded], go_template)])
+	[[a.sources[0].raw_revision, a.generator.template_path, a.generator.elements[0].generator] | some a in records] == [["env/own", "/spec/generators/0/git/template", "git"]]
+}
+
+# ---------------------------------------------------------------------------
 # matrix and merge
 
 test_matrix_of_two_lists if {
@@ -271,9 +315,9 @@ test_unknown_parameter_in_revision_is_unknown if {
 	[s.rev.kind | some a in records; some s in a.sources] == ["unknown"]
 }
 
-# Argo CD merges a generator's own `template` over spec.template (argocd.md §3).
+# Argo CD merges a generator's own `template` (list.template) over spec.template (argocd.md §3).
 test_generator_template_overrides_spec_template if {
-	gen := object.union(elements_of([{"env": "dev"}]), {"template": {"spec": {"source": {"targetRevision": "env/override"}}}})
+	gen := {"list": {"elements": [{"env": "dev"}], "template": {"spec": {"source": {"targetRevision": "env/override"}}}}}
 
 	# regal ignore:with-outside-test-context
 	revisions == ["env/override"] with input as f.estate([go_set([gen], go_template)])
