@@ -33,3 +33,36 @@ strip_userinfo(authority) := substring(authority, i + 1, -1) if {
 strip_port(host) := regex.replace(host, `:[0-9]*$`, "")
 
 strip_tail(s) := trim_suffix(trim_right(s, "/"), ".git")
+
+# kargo_key returns a Git URL as Kargo's urls.NormalizeGit writes it, which is
+# how argocd-update matches its sources[] entries to an Application's sources
+# when it applies an update: lower case, one trailing "/" and then ".git" cut,
+# credentials dropped from http(s) URLs (kept in ssh ones), the scp form
+# written as ssh://; the scheme is kept, so https and ssh URLs differ. A URL of
+# another form is returned as it is.
+kargo_key(url) := sprintf("%s://%s%s", [scheme, authority, kargo_path(path)]) if {
+	u := lower(trim_space(url))
+	regex.match(`^[a-z][a-z0-9+.-]*://`, u)
+	scheme := substring(u, 0, indexof(u, "://"))
+	rest := substring(u, indexof(u, "://") + 3, -1)
+	slash := indexof(rest, "/")
+	authority := kargo_authority(scheme, authority_of(rest, slash))
+	path := path_of(rest, slash)
+} else := sprintf("ssh://%s%s", [m[0][1], kargo_path(concat("", ["/", m[0][3]]))]) if {
+	m := regex.find_all_string_submatch_n(`^((?:[\w-]+@)?[\w-]+(?:\.[\w-]+)*)(:(.*))?$`, lower(trim_space(url)), 1)
+	count(m) == 1
+} else := url
+
+authority_of(rest, -1) := rest
+
+authority_of(rest, slash) := substring(rest, 0, slash) if slash >= 0
+
+path_of(_, -1) := ""
+
+path_of(rest, slash) := substring(rest, slash, -1) if slash >= 0
+
+kargo_authority("ssh", authority) := authority
+
+kargo_authority(scheme, authority) := strip_userinfo(authority) if scheme != "ssh"
+
+kargo_path(p) := trim_suffix(trim_suffix(p, "/"), ".git")

@@ -1,0 +1,105 @@
+# METADATA
+# title: desiredRevision that Kargo never checks
+# description: |
+#   A Stage's `argocd-update` sets a `desiredRevision` for a Git repository whose
+#   `repoURL` is written differently from the Application source's (`.git`, case,
+#   a trailing `/` or credentials): Kargo matches the two when it applies the
+#   update, but checks the desired revision only against a source written exactly
+#   the same, so the revision is never checked and the Stage turns Healthy whatever
+#   Argo CD synced.
+# related_resources:
+#   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
+#     description: Kargo reference, the argocd-update step (sources[].repoURL, desiredRevision)
+#   - ref: https://github.com/akuity/kargo/issues/6237
+#     description: akuity/kargo#6237, matching argocd-update sources by repository URL
+# custom:
+#   id: unchecked-desired-revision
+#   severity: warning
+#   why: |
+#     `argocd-update` compares repository URLs twice, in two ways. When it applies
+#     an update it matches each `sources[]` entry to the Application's sources on
+#     Kargo's normal form of a Git URL: lower case, without a trailing `/` or `.git`,
+#     without credentials in an https URL. When it then checks the Stage's health, it
+#     looks up the desired revision of each Application source by **exact string
+#     equality** of `repoURL`. An entry written `https://github.com/acme/deploy` for
+#     a source written `https://github.com/acme/deploy.git` passes the first
+#     comparison and fails the second: the promotion succeeds, and the revision it
+#     asked for is never compared with what Argo CD synced. Drift detection is off
+#     without a word, and flipflop's own contradiction checks, which follow Kargo,
+#     see no pin either.
+#   remediation: |
+#     Write the `repoURL` of the `sources[]` entry exactly as the Application's
+#     source writes it (the same `.git`, case and trailing `/`), or write the
+#     Application's the way the Stage does. If no revision check is wanted, drop
+#     desiredRevision instead.
+package lib.flipflop.rules.unchecked_desired_revision
+
+import data.lib.flipflop.expr
+import data.lib.flipflop.model
+import data.lib.flipflop.objects
+import data.lib.flipflop.repo
+import data.lib.flipflop.result
+import data.lib.flipflop.stages
+
+report contains finding if {
+	some c in unchecked
+	entry_path := sprintf("%s/sources/%d", [c.update.entry_path, c.index])
+	finding := result.fail(
+		rego.metadata.chain(),
+		message(c.update, c.app, c.url, c.loose),
+		result.refs([c.update.stage.ref, c.app.ref]),
+		sprintf("%s|%s|%s", [c.update.stage.key, entry_path, c.app.key]),
+		result.about([], [c.update.stage.key], [c.app.key], [], []),
+		{
+			"stage": c.update.stage.key,
+			"application": c.app.key,
+			"entryPath": entry_path,
+			"stageRepoURL": c.url,
+			"applicationRepoURLs": sort({s.repo_url | some s in c.loose}),
+		},
+	)
+}
+
+# unchecked lists the argocd-update sources[] entries that set a desired
+# revision for a Git URL an Application they reach writes only otherwise.
+unchecked := [{"update": u, "app": t.app, "index": j, "url": url, "loose": loose} |
+	some u in model.updates
+	some t in u.targets
+	t.via != "pattern"
+	some j, e in objects.array_at(u.entry, ["sources"])
+	is_object(e)
+	model.desired(e) != ""
+	object.get(e, "chart", "") == ""
+	url := stages.value(u.step, object.get(e, "repoURL", ""))
+	is_string(url)
+	url != ""
+	expr.known(url)
+	loose := loose_sources(t.app, url)
+	count(loose) > 0
+	not exact_source(t.app, url)
+]
+
+# loose_sources: the Git sources of app that Kargo matches to url when it
+# applies the update (equal in its normal form) but that are written otherwise.
+loose_sources(app, url) := [s |
+	some s in app.sources
+	s.chart == ""
+	s.repo_known
+	s.repo_url != url
+	repo.kargo_key(s.repo_url) == repo.kargo_key(url)
+]
+
+exact_source(app, url) if {
+	some s in app.sources
+	s.chart == ""
+	s.repo_url == url
+}
+
+message(u, app, url, loose) := sprintf(
+	concat(" ", [
+		"Stage %s's argocd-update sets desiredRevision for %s on Application %s, whose source is written %s:",
+		"Kargo applies the update (the URLs are equal in its normal form) but checks the revision only against a source written exactly the same,",
+		"so it never checks this one.",
+	]),
+	[u.stage.key, url, app.key, concat(", ", sort({s.repo_url | some s in loose}))],
+)

@@ -1,0 +1,65 @@
+package lib.flipflop.rules.unchecked_desired_revision_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.model
+import data.lib.flipflop.rules.unchecked_desired_revision as rule
+
+# pinning(url) is Stage web pinning url on Application web, which tracks f.repo
+# (https://github.com/acme/deploy.git).
+pinning(url) := f.stage("web", "main", [{"name": "web", "sources": [f.pin_url(url)]}])
+
+findings(url) := fs if {
+	# regal ignore:with-outside-test-context
+	fs := rule.report with input as f.estate([f.app("web", "main"), pinning(url)])
+}
+
+test_written_otherwise_is_unchecked if {
+	every url in [
+		"https://github.com/acme/deploy",
+		"https://github.com/acme/deploy.git/",
+		"https://GitHub.com/Acme/Deploy.git",
+		"https://bot:token@github.com/acme/deploy.git",
+	] {
+		some finding in findings(url)
+		finding.details == {
+			"stage": "acme/web",
+			"application": "argocd/web",
+			"entryPath": "/spec/promotionTemplate/spec/steps/3/config/apps/0/sources/0",
+			"stageRepoURL": url,
+			"applicationRepoURLs": [f.repo],
+		}
+		count(findings(url)) == 1
+
+		# and the model has no pin for it, as Kargo checks none
+		count(model.pins) == 0 with input as f.estate([f.app("web", "main"), pinning(url)])
+	}
+}
+
+test_written_the_same_is_checked if {
+	count(findings(f.repo)) == 0
+	count(model.pins) == 1 with input as f.estate([f.app("web", "main"), pinning(f.repo)])
+}
+
+test_other_repository_or_scheme_is_not_this_rule if {
+	# Kargo matches neither: the update itself fails, which is not this rule's case
+	count(findings("https://github.com/acme/other.git")) == 0
+	count(findings("git@github.com:acme/deploy.git")) == 0
+}
+
+test_no_desired_revision_nothing_to_check if {
+	stage := f.stage("web", "main", [{"name": "web", "sources": [{"repoURL": "https://github.com/acme/deploy"}]}])
+	count(rule.report) == 0 with input as f.estate([f.app("web", "main"), stage])
+}
+
+test_exact_source_among_several_is_checked if {
+	# a multi-source Application with the URL written both ways: the exact one is checked
+	app := object.union(f.app("web", "main"), {"spec": {"sources": [
+		{"repoURL": f.repo, "targetRevision": "main", "path": "a"},
+		{"repoURL": "https://github.com/acme/deploy", "targetRevision": "main", "path": "b"},
+	]}})
+	count(rule.report) == 0 with input as f.estate([json.remove(app, ["spec/source"]), pinning(f.repo)])
+}
+
+test_unknown_url_is_not_judged if {
+	count(findings("${{ vars.repo }}")) == 0
+}
