@@ -37,7 +37,6 @@ package lib.flipflop.rules.unchecked_desired_revision
 import data.lib.flipflop.expr
 import data.lib.flipflop.model
 import data.lib.flipflop.objects
-import data.lib.flipflop.repo
 import data.lib.flipflop.result
 import data.lib.flipflop.stages
 
@@ -86,7 +85,7 @@ loose_sources(app, url) := [s |
 	s.chart == ""
 	s.repo_known
 	s.repo_url != url
-	repo.kargo_key(s.repo_url) == repo.kargo_key(url)
+	model.update_matches(s, url, "")
 ]
 
 exact_source(app, url) if {

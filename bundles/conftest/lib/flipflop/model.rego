@@ -267,6 +267,21 @@ step_pins := [p |
 	}
 ]
 
+# update_matches: Kargo's argocd-update applies a sources[] entry (url, chart)
+# to an Application source when, for a chart, repoURL and chart are equal, and
+# for Git, the URLs are equal in Kargo's normal form (repo.kargo_key). Its
+# revision check then looks the entry up by exact equality (step_pins).
+update_matches(src, url, chart) if {
+	chart != ""
+	src.chart == chart
+	src.repo_url == url
+}
+
+update_matches(src, url, "") if {
+	src.chart == ""
+	repo.kargo_key(src.repo_url) == repo.kargo_key(url)
+}
+
 pinnable(u, _) if not u.selector
 
 pinnable(u, t) if {

@@ -1,0 +1,59 @@
+package lib.flipflop.rules.unmatched_update_source_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.rules.unmatched_update_source as rule
+
+# updating(source) is Stage web updating Application web (which tracks f.repo,
+# https://github.com/acme/deploy.git) with the sources[] entry source.
+updating(source) := f.stage("web", "main", [{"name": "web", "sources": [source]}])
+
+findings(source) := fs if {
+	# regal ignore:with-outside-test-context
+	fs := rule.report with input as f.estate([f.app("web", "main"), updating(source)])
+}
+
+test_ssh_url_for_https_source if {
+	some finding in findings(f.pin_url("git@github.com:acme/deploy.git"))
+	finding.details == {
+		"stage": "acme/web",
+		"application": "argocd/web",
+		"entryPath": "/spec/promotionTemplate/spec/steps/3/config/apps/0/sources/0",
+		"stageRepoURL": "git@github.com:acme/deploy.git",
+		"chart": "",
+		"applicationSources": [f.repo],
+	}
+	contains(finding.message, `matched update for source with repoURL git@github.com:acme/deploy.git`)
+}
+
+test_other_repository_without_pin if {
+	count(findings({"repoURL": "https://github.com/acme/other.git"})) == 1
+}
+
+test_kargo_normal_form_matches if {
+	every url in [f.repo, "https://github.com/acme/deploy", "https://GitHub.com/acme/deploy/", "https://bot@github.com/acme/deploy.git"] {
+		count(findings(f.pin_url(url))) == 0
+	}
+}
+
+test_chart_must_match_exactly if {
+	app := object.union(f.app("web", "main"), {"spec": {"source": {"repoURL": "https://charts.example.com", "chart": "web", "targetRevision": "1.0.0"}}})
+	matching := updating({"repoURL": "https://charts.example.com", "chart": "web", "desiredRevision": "1.0.0"})
+	count(rule.report) == 0 with input as f.estate([json.remove(app, ["spec/source/path"]), matching])
+	other := updating({"repoURL": "https://charts.example.com", "chart": "api", "desiredRevision": "1.0.0"})
+	count(rule.report) == 1 with input as f.estate([json.remove(app, ["spec/source/path"]), other])
+}
+
+test_unknown_urls_are_not_judged if {
+	count(findings(f.pin_url("${{ vars.repo }}"))) == 0
+	app := object.union(f.app("web", "main"), {"spec": {"source": {"repoURL": "${{ vars.repo }}"}}})
+	count(rule.report) == 0 with input as f.estate([app, updating(f.pin_url("https://github.com/acme/other.git"))])
+}
+
+test_unknown_application_is_not_judged if {
+	count(rule.report) == 0 with input as f.estate([updating(f.pin_url("https://github.com/acme/other.git"))])
+}
+
+test_placeholders_are_not_judged if {
+	# quickstarts ask people to fill in their user name
+	count(findings(f.pin_url("https://github.com/<github-username>/deploy.git"))) == 0
+}
