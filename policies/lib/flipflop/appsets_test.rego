@@ -175,6 +175,42 @@ test_matrix_with_one_child_generates_nothing_known if {
 	[a.generator_params_known | some a in records] == [false]
 }
 
+# A matrix child's selector filters its parameter sets before they are
+# combined; a selector two levels down only with spec.applyNestedSelectors.
+test_matrix_child_selector_filters if {
+	matrix := {"matrix": {"generators": [
+		{"list": {"elements": [{"env": "dev"}, {"env": "qa"}]}, "selector": {"matchLabels": {"env": "qa"}}},
+		elements_of([{"region": "eu"}]),
+	]}}
+	template := json.patch(go_template, [{"op": "replace", "path": "/metadata/name", "value": "{{.env}}-{{.region}}"}])
+	names == ["qa-eu"] with input as f.estate([go_set([matrix], template)])
+}
+
+nested_matrix := {"matrix": {"generators": [
+	{"matrix": {"generators": [
+		{"list": {"elements": [{"env": "dev"}, {"env": "qa"}]}, "selector": {"matchLabels": {"env": "dev"}}},
+		elements_of([{"tier": "web"}]),
+	]}},
+	elements_of([{"region": "eu"}]),
+]}}
+
+nested_template := json.patch(go_template, [{"op": "replace", "path": "/metadata/name", "value": "{{.env}}-{{.tier}}-{{.region}}"}])
+
+test_nested_selector_needs_apply_nested_selectors if {
+	names == ["dev-web-eu", "qa-web-eu"] with input as f.estate([go_set([nested_matrix], nested_template)])
+	applied := f.application_set("apps", "guestbook", {"goTemplate": true, "applyNestedSelectors": true, "generators": [nested_matrix], "template": nested_template})
+	names == ["dev-web-eu"] with input as f.estate([applied])
+}
+
+test_merge_child_selector_filters if {
+	merge := {"merge": {"mergeKeys": ["env"], "generators": [
+		elements_of([{"env": "dev", "values": {"branch": "main"}}, {"env": "qa", "values": {"branch": "main"}}]),
+		{"list": {"elements": [{"env": "qa", "values": {"branch": "env/qa"}}]}, "selector": {"matchLabels": {"env": "dev"}}},
+	]}}
+	records := appsets.generated with input as f.estate([go_set([merge], go_template)])
+	[[a.name, a.sources[0].raw_revision] | some a in records] == [["guestbook-dev", "main"], ["guestbook-qa", "main"]]
+}
+
 merge_set(keys, overlay) := go_set(
 	[{"merge": {"mergeKeys": keys, "generators": [
 		elements_of([{"env": "dev", "values": {"branch": "main"}}, {"env": "qa", "values": {"branch": "main"}}]),

@@ -27,7 +27,8 @@ generated := [app |
 	ns := application.namespace_of(o.obj)
 	some gi, g in objects.array_at(spec, ["generators"])
 	template := object.union(objects.object_at(spec, ["template"]), own_template(g))
-	some p in level2(g, sprintf("/spec/generators/%d", [gi]))
+	nested := object.get(spec, "applyNestedSelectors", false) == true
+	some p in level2(g, sprintf("/spec/generators/%d", [gi]), nested)
 	selected(g, p)
 	app := render(spec, template, p, go, o, ns, template_path(g, gi))
 ]
@@ -96,31 +97,41 @@ has_selector(g) if is_object(g.selector)
 # Matrix and merge nest at most two levels deep (as Argo CD allows), so the
 # levels are written out: Rego has no recursion. Each set lists the elements it
 # came from under element_key.
-params(gens) := [p | some i, g in gens; some p in level2(g, sprintf("/spec/generators/%d", [i]))]
+params(gens) := [p | some i, g in gens; some p in level2(g, sprintf("/spec/generators/%d", [i]), false)]
 
-level2(g, path) := cartesian(
-	level1(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path])),
-	level1(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path])),
+# The children of a matrix or merge are filtered by their own selectors before
+# they are combined, as Argo CD does; the children of a nested matrix or merge
+# only when nested (spec.applyNestedSelectors), as Argo CD drops their
+# selectors otherwise.
+level2(g, path, nested) := cartesian(
+	only_selected(g.matrix.generators[0], level1(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path]), nested)),
+	only_selected(g.matrix.generators[1], level1(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path]), nested)),
 ) if {
 	count(objects.array_at(g, ["matrix", "generators"])) == 2
 } else := merged(
-	[level1(c, sprintf("%s/merge/generators/%d", [path, i])) | some i, c in g.merge.generators],
+	[only_selected(c, level1(c, sprintf("%s/merge/generators/%d", [path, i]), nested)) | some i, c in g.merge.generators],
 	objects.array_at(g, ["merge", "mergeKeys"]),
 ) if {
 	is_array(g.merge.generators)
 } else := leaf(g, path)
 
-level1(g, path) := cartesian(
-	leaf(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path])),
-	leaf(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path])),
+level1(g, path, nested) := cartesian(
+	nested_selected(nested, g.matrix.generators[0], leaf(g.matrix.generators[0], sprintf("%s/matrix/generators/0", [path]))),
+	nested_selected(nested, g.matrix.generators[1], leaf(g.matrix.generators[1], sprintf("%s/matrix/generators/1", [path]))),
 ) if {
 	count(objects.array_at(g, ["matrix", "generators"])) == 2
 } else := merged(
-	[leaf(c, sprintf("%s/merge/generators/%d", [path, i])) | some i, c in g.merge.generators],
+	[nested_selected(nested, c, leaf(c, sprintf("%s/merge/generators/%d", [path, i]))) | some i, c in g.merge.generators],
 	objects.array_at(g, ["merge", "mergeKeys"]),
 ) if {
 	is_array(g.merge.generators)
 } else := leaf(g, path)
+
+only_selected(g, sets) := [p | some p in sets; selected(g, p)]
+
+nested_selected(true, g, sets) := only_selected(g, sets)
+
+nested_selected(false, _, sets) := sets
 
 # leaf: a list generator's elements (written in the file, or expanded from a git
 # generator by --repo-root: generator "git"); any other generator yields
