@@ -30,8 +30,9 @@
 #     and so does every promotion of the Stage. The usual causes: the Stage writes the
 #     repository as `git@host:org/repo` and the Application as `https://host/org/repo`,
 #     the entry names another repository, or it names a chart the Application does not
-#     deploy. flipflop judges only Applications whose every source URL it knows, and
-#     no URL with a placeholder for people to fill in (`<github-username>`).
+#     deploy. flipflop judges only Applications whose every source URL it knows (and
+#     that use no source hydrator), and no URL with a placeholder for people to fill
+#     in (`<github-username>`).
 #   remediation: |
 #     Write the entry's `repoURL` (and `chart`) as the Application's source writes
 #     it, with the same scheme, or remove the entry if the Application has no such
@@ -73,6 +74,7 @@ unmatched := [{"update": u, "app": t.app, "index": j, "url": url, "chart": chart
 	count(t.app.sources) > 0
 	every s in t.app.sources {
 		s.repo_known
+		not s.hydrator
 		not placeholder(s.repo_url)
 	}
 	some j, e in objects.array_at(u.entry, ["sources"])

@@ -57,3 +57,11 @@ test_placeholders_are_not_judged if {
 	# quickstarts ask people to fill in their user name
 	count(findings(f.pin_url("https://github.com/<github-username>/deploy.git"))) == 0
 }
+
+test_hydrator_applications_are_not_judged if {
+	app := object.union(json.remove(f.app("web", "main"), ["spec/source"]), {"spec": {"sourceHydrator": {
+		"drySource": {"repoURL": f.repo, "targetRevision": "main", "path": "web"},
+		"syncSource": {"targetBranch": "env/web", "path": "web"},
+	}}})
+	count(rule.report) == 0 with input as f.estate([app, updating(f.pin_url("https://github.com/acme/other.git"))])
+}

@@ -84,6 +84,7 @@ loose_sources(app, url) := [s |
 	some s in app.sources
 	s.chart == ""
 	s.repo_known
+	not s.hydrator
 	s.repo_url != url
 	model.update_matches(s, url, "")
 ]
