@@ -101,22 +101,7 @@ func TestExpandGitGenerators(t *testing.T) {
 	if r.Origin != "github.com/acme/deploy" {
 		t.Fatalf("origin %q", r.Origin)
 	}
-	objs, errs := loader.LoadBytes("appsets.yaml", []byte(gitAppSet))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	expanded, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{r})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ev.Model(context.Background(), expanded)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, m := expandedModel(t, gitAppSet, []loader.RepoRoot{r})
 	var got []string
 	for _, a := range m.Applications {
 		got = append(got, fmt.Sprintf("%s@%v", a.Key, a.Sources[0].TargetRevision))
@@ -277,22 +262,7 @@ func TestExpandedGeneratorKeepsTemplateAndSelector(t *testing.T) {
 		"matrix": {matrix, []string{"argocd/dev-web@env/matrix /spec/generators/0/matrix/template [git]", "argocd/qa-web@env/matrix /spec/generators/0/matrix/template [git]"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			objs, errs := loader.LoadBytes("appsets.yaml", []byte(tc.src))
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			expanded, errs := loader.ExpandGitGenerators(objs, []loader.RepoRoot{{Dir: root}})
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			ev, err := evaluator.New(context.Background(), evaluator.Settings{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := ev.Model(context.Background(), expanded)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, m := expandedModel(t, tc.src, []loader.RepoRoot{{Dir: root}})
 			var got []string
 			for _, a := range m.Applications {
 				if a.Generator == nil || a.Generator.AppSet.Name == "files" {
@@ -311,4 +281,27 @@ func TestExpandedGeneratorKeepsTemplateAndSelector(t *testing.T) {
 			}
 		})
 	}
+}
+
+// expandedModel loads src as appsets.yaml, expands its git generators from
+// roots and returns the loaded objects and the model of the expanded ones.
+func expandedModel(t *testing.T, src string, roots []loader.RepoRoot) ([]evaluator.Object, *evaluator.Model) {
+	t.Helper()
+	objs, errs := loader.LoadBytes("appsets.yaml", []byte(src))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	expanded, errs := loader.ExpandGitGenerators(objs, roots)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ev.Model(context.Background(), expanded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs, m
 }
