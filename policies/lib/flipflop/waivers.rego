@@ -18,9 +18,21 @@
 #   `*` (or any glob) in an annotation is refused (invalid-waiver): an annotation
 #   names the rules it waives. The setting `annotation_waivers: false` ignores every
 #   annotation, for a check that should trust only the waivers it is given.
+#
+#   An annotation binds to the document that carries it, not to a name: it counts
+#   only for a finding that names that very document (kind, namespace, name, file,
+#   line, and the render or ApplicationSet it came from), that is, a finding whose
+#   facts were read from it. A copy of another project's Stage carrying an
+#   annotation, placed in a file someone else owns, is a document of its own: it
+#   waives nothing about the Stage it copies. And a document whose object another
+#   document defines too (see lib.flipflop.claims and the duplicate-object rule)
+#   waives nothing at all: which of the two Kubernetes keeps depends on the order
+#   they are applied in.
 package lib.flipflop.waivers
 
+import data.lib.flipflop.application
 import data.lib.flipflop.apps
+import data.lib.flipflop.claims
 import data.lib.flipflop.config
 import data.lib.flipflop.objects
 
@@ -41,23 +53,30 @@ default annotated := []
 annotated := all_annotated if object.get(config.settings, "annotation_waivers", true) != false
 
 all_annotated := array.concat(
-	[parse(v, o.ref, object.get(o.obj.metadata.annotations, expires_annotation, "")) |
+	[object.union(parse(v, model_ref(o), object.get(o.obj.metadata.annotations, expires_annotation, "")), {"contested": claims.contested(o.ref)}) |
 		some o in objects.docs
 		v := o.obj.metadata.annotations[annotation]
 	],
-	[parse(v, a.ref, object.get(a.annotations, expires_annotation, "")) |
+	[object.union(parse(v, a.ref, object.get(a.annotations, expires_annotation, "")), {"contested": false}) |
 		some a in apps.records
 		a.appset != ""
 		v := a.annotations[annotation]
 	],
 )
 
+# model_ref is the ref findings name a document by: a written Application
+# without metadata.namespace is named with the namespace it is taken to live in
+# (lib.flipflop.apps).
+model_ref(o) := object.union(o.ref, {"namespace": application.namespace_of(o.obj)}) if {
+	o.ref.kind == "Application"
+} else := o.ref
+
 parse(v, ref, expires) := object.union(
 	{
 		"rules": rules,
 		"reason": reason(parts),
 		"expires": expires,
-		"key": key(ref),
+		"doc": claims.doc_key(ref),
 		"resources": [key(ref)],
 		"ref": ref,
 		"source": sprintf("annotation %s on %s", [annotation, key(ref)]),
@@ -73,7 +92,7 @@ parse(v, ref, _) := {
 	"rules": set(),
 	"reason": "",
 	"expires": "",
-	"key": key(ref),
+	"doc": claims.doc_key(ref),
 	"resources": [key(ref)],
 	"ref": ref,
 	"source": sprintf("annotation %s on %s", [annotation, key(ref)]),
@@ -95,10 +114,15 @@ reason(parts) := "" if count(parts) < 2
 
 key(ref) := sprintf("%s/%s/%s", [ref.kind, ref.namespace, ref.name])
 
-by_key := {k: group |
-	some k in {w.key | some w in annotated}
-	group := [w | some w in annotated; w.key == k]
+# by_doc groups the annotation waivers that may waive by the document that
+# carries them (claims.doc_key); those on a document whose object another
+# document defines too are left out.
+by_doc := {k: group |
+	some k in {w.doc | some w in uncontested}
+	group := [w | some w in uncontested; w.doc == k]
 }
+
+uncontested := [w | some w in annotated; w.contested == false]
 
 # configured lists the waivers given in the settings (a waivers file, conftest data).
 configured := [{
@@ -141,7 +165,7 @@ expired(w) if {
 matching(f) := array.concat(
 	[w |
 		some r in f.resources
-		some w in object.get(by_key, key(r), [])
+		some w in object.get(by_doc, claims.doc_key(r), [])
 		covers(w.rules, f.rule)
 	],
 	[w |
@@ -203,7 +227,7 @@ agreeing(f) := sort([[party(r), w.source, w] |
 	ps := parties(f)
 	some r in f.resources
 	party(r) in ps
-	some w in object.get(by_key, key(r), [])
+	some w in object.get(by_doc, claims.doc_key(r), [])
 	covers(w.rules, f.rule)
 	valid(w)
 	not expired(w)

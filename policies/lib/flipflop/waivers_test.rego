@@ -5,7 +5,11 @@ import data.lib.flipflop.waivers
 
 annotate(obj, anns) := object.union(obj, {"metadata": {"annotations": anns}})
 
-finding(rule, kind, ns, name) := {"rule": rule, "resources": [{"kind": kind, "namespace": ns, "name": name}]}
+# res names an object of the test estate as findings do (fixtures put every
+# object in test.yaml).
+res(kind, ns, name) := {"kind": kind, "namespace": ns, "name": name, "file": "test.yaml"}
+
+finding(rule, kind, ns, name) := {"rule": rule, "resources": [res(kind, ns, name)]}
 
 stage_dev := f.stage("dev", "main", [])
 
@@ -38,10 +42,10 @@ test_wildcard_refused_in_annotation if {
 two_projects := {
 	"rule": "shared-branch-contradiction",
 	"resources": [
-		{"kind": "Stage", "namespace": "acme", "name": "dev"},
-		{"kind": "Stage", "namespace": "shop", "name": "qa"},
-		{"kind": "Application", "namespace": "argocd", "name": "dev"},
-		{"kind": "Application", "namespace": "argocd", "name": "qa"},
+		res("Stage", "acme", "dev"),
+		res("Stage", "shop", "qa"),
+		res("Application", "argocd", "dev"),
+		res("Application", "argocd", "qa"),
 	],
 }
 
@@ -82,8 +86,8 @@ test_every_project_agreed if {
 test_one_stage_speaks_for_its_project if {
 	acme_qa := f.stage("qa", "main", [])
 	fnd := {"rule": "shared-write-branch", "resources": [
-		{"kind": "Stage", "namespace": "acme", "name": "dev"},
-		{"kind": "Stage", "namespace": "acme", "name": "qa"},
+		res("Stage", "acme", "dev"),
+		res("Stage", "acme", "qa"),
 	]}
 	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: monorepo"}), acme_qa])
 	some m in waivers.apply({fnd}) with input as estate
@@ -93,8 +97,8 @@ test_one_stage_speaks_for_its_project if {
 # A finding about Argo CD objects only: each object must carry the waiver.
 test_objects_agree_when_no_project if {
 	fnd := {"rule": "invalid-object", "resources": [
-		{"kind": "Application", "namespace": "argocd", "name": "dev"},
-		{"kind": "Application", "namespace": "argocd", "name": "qa"},
+		res("Application", "argocd", "dev"),
+		res("Application", "argocd", "qa"),
 	]}
 	ann := {"flipflop.dev/ignore": "invalid-object: generated"}
 	one := f.estate([annotate(f.app("dev", "main"), ann), f.app("qa", "main")])
@@ -160,4 +164,41 @@ test_configured_expired_and_reasonless_waive_nothing if {
 
 test_today_defaults_to_the_clock if {
 	regex.match(`^\d{4}-\d{2}-\d{2}$`, waivers.today)
+}
+
+# An annotation binds to the document that carries it: a document in another
+# file with the same kind and name (here without a namespace, so not known to
+# be the same object) does not speak for the one the finding was read from.
+test_annotation_binds_to_its_document if {
+	bare := json.patch(stage_dev, [{"op": "remove", "path": "/metadata/namespace"}])
+	copy := annotate(bare, {"flipflop.dev/ignore": "shared-write-branch: not mine to say"})
+	estate := [f.entry(bare), {"path": "elsewhere.yaml", "contents": copy}]
+	some m in waivers.apply({finding("shared-write-branch", "Stage", "", "dev")}) with input as estate
+	not m.waived
+	some w in waivers.annotated with input as estate
+	w.ref.file == "elsewhere.yaml"
+	w.contested == false
+	some waived in waivers.apply({{"rule": "shared-write-branch", "resources": [object.union(res("Stage", "", "dev"), {"file": "elsewhere.yaml"})]}}) with input as estate
+	waived.waived.reason == "not mine to say"
+}
+
+# An object defined by two documents: neither one's annotation waives, even for
+# a finding read from the annotated document itself.
+test_contested_object_waives_nothing if {
+	ann := annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: ours"})
+	alone := [f.entry(ann)]
+	twice := [f.entry(ann), {"path": "elsewhere.yaml", "contents": stage_dev}]
+	fs := {finding("shared-write-branch", "Stage", "acme", "dev")}
+	some waived in waivers.apply(fs) with input as alone
+	waived.waived.reason == "ours"
+	some m in waivers.apply(fs) with input as twice
+	not m.waived
+}
+
+# A written Application without metadata.namespace is named in findings with
+# the namespace it is taken to live in; its annotation binds to that name.
+test_annotation_on_application_without_namespace if {
+	app := annotate(json.patch(f.app("dev", "main"), [{"op": "remove", "path": "/metadata/namespace"}]), {"flipflop.dev/ignore": "invalid-object: generated"})
+	some m in waivers.apply({finding("invalid-object", "Application", "argocd", "dev")}) with input as [f.entry(app)]
+	m.waived.by == "annotation flipflop.dev/ignore on Application/argocd/dev"
 }

@@ -36,7 +36,10 @@ report contains finding if {
 	obj := entry.contents
 	objects.read(obj)
 	some d in entry.duplicateKeys
-	ref := object.union(objects.ref(obj, entry), {"line": d.line})
+
+	# The finding points at the repeated key; documentLine keeps the line of the
+	# document itself, which an annotation waiver is bound to (lib.flipflop.claims).
+	ref := object.union(objects.ref(obj, entry), {"line": d.line, "documentLine": object.get(entry, "line", 0)})
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("%s %s repeats the key %q at line %d (first at line %d): the last value is used, as Kubernetes and Argo CD use it, and the first is ignored.", [
