@@ -32,5 +32,5 @@ bench-all: bench-programs ## every benchmark (end to end, decode floor, conftest
 
 bench-smoke: bench-programs ## the benchmarks at 200 objects, once each: every row must produce a number and flipflop and conftest must agree (no timings judged)
 	@start=$$(date +%s); \
-	go run ./hack/bench -smoke -sizes 200 -runs 1 -large-runs 1 -gatekeeper-apps 20,50 -shapes selector:100,pattern:100,merge:100,branch:100,monorepo:100 -shape-runs 1 -budget 1m -timeout 2m $(BENCH_FLAGS); \
+	go run ./hack/bench -smoke -sizes 200 -runs 1 -large-runs 1 -gatekeeper-apps 20,50 -shapes selector:100,pattern:100,merge:100,branch:100,monorepo:100,matrix:100 -shape-runs 1 -budget 1m -timeout 2m $(BENCH_FLAGS); \
 	echo "bench-smoke: $$(( $$(date +%s) - start )) s"

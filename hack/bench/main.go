@@ -86,7 +86,7 @@ func main() {
 	flag.BoolVar(&c.smoke, "smoke", false, "check that every cell has a number and that flipflop and conftest agree; exit 1 if not")
 	flag.BoolVar(&c.keep, "keep", false, "keep the generated estates")
 	flag.BoolVar(&c.goBench, "go-bench", true, "run the Go API benchmark (row 5)")
-	flag.StringVar(&shapes, "shapes", "selector:1000,pattern:2000,merge:1000,branch:2000,monorepo:4000", "estate shapes measured at n and 2n (row 7, shape:n,...); empty to skip")
+	flag.StringVar(&shapes, "shapes", "selector:1000,pattern:2000,merge:1000,branch:2000,monorepo:4000,matrix:1000", "estate shapes measured at n and 2n (row 7, shape:n,...); empty to skip")
 	flag.IntVar(&c.shapeRuns, "shape-runs", 3, "runs of each shape at n and 2n")
 	flag.BoolVar(&c.onlyShapes, "only-shapes", false, "measure only the shapes (row 7)")
 	flag.Parse()

@@ -103,7 +103,8 @@ func (r *report) shapesMarkdown(c config) string {
 	p("argocd-update label selector; `pattern`, n Stages naming Applications only a git-generator\n")
 	p("ApplicationSet's name pattern produces; `merge`, one ApplicationSet merging two list generators of n\n")
 	p("elements by key; `branch`, n Stages on one branch of one repository; `monorepo`, n/2 teams of two\n")
-	p("Stages, every Application in one repository. `flipflop check -o json` at n and 2n, the two sizes\n")
+	p("Stages, every Application in one repository; `matrix`, one ApplicationSet whose matrix combines two lists\n")
+	p("of n elements (n² Applications, past the bound: counted, not built; issue 20). `flipflop check -o json` at n and 2n, the two sizes\n")
 	p("one after the other in each of %d run(s); the ratio is taken within each run, then the median.\n\n", c.shapeRuns)
 	p("| shape | n → 2n | time at n | time at 2n | time(2n) ÷ time(n) | findings at n / 2n |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.shapes {

@@ -17,8 +17,12 @@ import (
 //   - branch: n Stages in one project, each pinning its own Application, all on
 //     the main branch of one repository (one contradiction of n Stages);
 //   - monorepo: n/2 teams of two Stages with a branch each, every Application in
-//     one repository (clean: what "related objects only" cannot narrow).
-var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo"}
+//     one repository (clean: what "related objects only" cannot narrow);
+//   - matrix: one ApplicationSet whose matrix generator combines two list
+//     generators of n elements each (n² Applications: past n = 70, more than
+//     flipflop builds for one ApplicationSet), and n/10 Stages naming some of
+//     them (issue 20: the work must grow with the lists, not their product).
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix"}
 
 // Shape returns the files of the estate shape name at size n (see Shapes).
 func Shape(name string, n int) ([]File, error) {
@@ -34,6 +38,8 @@ func Shape(name string, n int) ([]File, error) {
 		docs = branchShape(n)
 	case "monorepo":
 		docs = monorepoShape(n)
+	case "matrix":
+		docs = matrixShape(n)
 	default:
 		return nil, fmt.Errorf("unknown estate shape %q (want one of %s)", name, strings.Join(Shapes, ", "))
 	}
@@ -191,6 +197,47 @@ func monorepoShape(n int) []string {
 	for t := 0; t < n/2; t++ {
 		project := fmt.Sprintf("team-%05d", t)
 		docs = append(docs, pipeline(project, repo, 2, "", true)...)
+	}
+	return docs
+}
+
+func matrixShape(n int) []string {
+	var envs, regions []string
+	for i := range n {
+		envs = append(envs, fmt.Sprintf("          - {env: e%05d}", i))
+		regions = append(regions, fmt.Sprintf("          - {region: r%05d}", i))
+	}
+	repo := "https://git.example.com/matrix/fleet.git"
+	docs := []string{fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: fleet
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+  - matrix:
+      generators:
+      - list:
+          elements:
+%s
+      - list:
+          elements:
+%s
+  template:
+    metadata:
+      name: 'fleet-{{.env}}-{{.region}}'
+      annotations:
+        kargo.akuity.io/authorized-stage: 'fleet:{{.env}}'
+    spec:
+      project: default
+      source: {repoURL: %s, targetRevision: 'env/{{.env}}', path: '{{.region}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: '{{.env}}'}
+`, strings.Join(envs, "\n"), strings.Join(regions, "\n"), repo)}
+	for i := 0; i < n; i += 10 {
+		env := fmt.Sprintf("e%05d", i)
+		entry := fmt.Sprintf("          - name: fleet-%s-r%05d\n", env, i)
+		docs = append(docs, shapeStage(env, "fleet", repo, "env/"+env, entry))
 	}
 	return docs
 }

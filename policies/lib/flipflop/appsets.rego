@@ -9,6 +9,17 @@
 #   placeholders become unknown values, and the generated name becomes a glob
 #   pattern that `argocd-update` app names are matched against. Generated
 #   Applications live in the ApplicationSet's namespace.
+#
+#   A matrix multiplies: two lists of 200 elements make 40,000 Applications, and
+#   each doubling of the lists quadruples them. The parameter sets of each
+#   ApplicationSet are therefore counted before any is built (from the sizes of
+#   its list generators), and an ApplicationSet is expanded only when it makes at
+#   most max_per_appset of them and the estate at most max_total in all (the
+#   smaller ApplicationSets first). One over a bound is rendered as if its
+#   generators were ones nobody can know (one Application per template, whose
+#   unknown values match nothing and whose name is a pattern), so nothing is
+#   concluded from the Applications it was not expanded into, and the
+#   oversized-applicationset rule says so.
 package lib.flipflop.appsets
 
 import data.lib.flipflop.application
@@ -21,17 +32,133 @@ import data.lib.flipflop.objects
 unknown := "${{ applicationset-parameter }}"
 
 generated := [app |
-	some o in objects.application_sets
+	some i, o in objects.application_sets
 	spec := objects.object_at(o.obj, ["spec"])
 	go := object.get(spec, "goTemplate", false) == true
 	ns := application.namespace_of(o.obj)
+	some app in applications(i, o, spec, go, ns)
+]
+
+# applications renders the Applications of objects.application_sets[i] (o):
+# one per selected parameter set of each generator; for one not expanded (see
+# Bounds), one per distinct template its generators render, from a parameter
+# set nobody can know.
+applications(i, o, spec, go, ns) := [app |
 	some gi, g in objects.array_at(spec, ["generators"])
 	template := object.union(objects.object_at(spec, ["template"]), own_template(g))
 	nested := object.get(spec, "applyNestedSelectors", false) == true
 	some p in level2(g, sprintf("/spec/generators/%d", [gi]), nested)
 	selected(g, p)
 	app := render(spec, template, p, go, o, ns, template_path(g, gi))
+] if {
+	expanded(i)
+} else := [render(spec, t[0], unknown_set, go, o, ns, t[1]) |
+	some t in {[object.union(objects.object_at(spec, ["template"]), own_template(g)), template_path(g, gi)] |
+		some gi, g in objects.array_at(spec, ["generators"])
+	}
 ]
+
+# unknown_set is a parameter set nobody can know.
+unknown_set := {"unknown_params": true, element_key: []}
+
+# ---------------------------------------------------------------------------
+# Bounds
+
+# max_per_appset is the most parameter sets the model builds for one
+# ApplicationSet; max_total, for all of them. Argo CD sets no such bound (it
+# builds every combination a matrix asks for); these keep what a few kilobytes
+# can cost to what a large estate costs (docs/model.md): 5,000 is the number of
+# Applications Argo CD lists in an ApplicationSet's status at most by default.
+max_per_appset := 5000
+
+max_total := 10000
+
+# sizes lists, for each ApplicationSet (as objects.application_sets), how many
+# parameter sets its generators would build at most: counted from the sizes of
+# its list generators, before any set is built.
+sizes := [sum([size2(g) | some g in objects.array_at(o.obj, ["spec", "generators"])]) |
+	some o in objects.application_sets
+]
+
+# size2 and size1 count what level2 and level1 build: a matrix the product of
+# its children, a merge the sum of its children's sets (it combines them all,
+# and yields at most that many), a list its elements, any other generator one.
+size2(g) := size1(g.matrix.generators[0]) * size1(g.matrix.generators[1]) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := sum([size1(c) | some c in g.merge.generators]) if {
+	is_array(g.merge.generators)
+} else := size0(g)
+
+size1(g) := size0(g.matrix.generators[0]) * size0(g.matrix.generators[1]) if {
+	count(objects.array_at(g, ["matrix", "generators"])) == 2
+} else := sum([size0(c) | some c in g.merge.generators]) if {
+	is_array(g.merge.generators)
+} else := size0(g)
+
+size0(g) := count(g.list.elements) if is_array(g.list.elements)
+
+else := 1
+
+# within lists the sizes of the ApplicationSets under max_per_appset.
+within := [n | some n in sizes; n <= max_per_appset]
+
+# threshold is the largest size up to which every ApplicationSet is expanded:
+# max_per_appset when the ApplicationSets under it make at most max_total in all;
+# otherwise the largest power of two t for which those of size at most t do
+# (a few sums over the sizes, not a running total per ApplicationSet). The
+# smaller ApplicationSets are expanded first, whatever their order in the files.
+default threshold := 0
+
+threshold := max_per_appset if {
+	sum(within) <= max_total
+} else := max(fitting) if {
+	count(fitting) > 0
+}
+
+fitting := {t |
+	some t in steps
+	sum([n | some n in within; n <= t]) <= max_total
+}
+
+steps := {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}
+
+# admitted: of the next band of sizes (above threshold, up to twice it), as
+# many ApplicationSets as surely fit in what max_total leaves (room divided by
+# the band's largest size), in the order of the files.
+default admitted := set()
+
+admitted := {band[k][0] | some k in numbers.range(0, floor(room / top) - 1)} if {
+	count(band) > 0
+	top := max([n | some [_, n] in band])
+	room >= top
+}
+
+# band lists [index, size] of the ApplicationSets of the next band of sizes.
+band := [[i, n] |
+	some i, n in sizes
+	n > threshold
+	n <= min([max([2 * threshold, 1]), max_per_appset])
+]
+
+room := max_total - sum([n | some n in within; n <= threshold])
+
+expanded(i) if {
+	sizes[i] <= max_per_appset
+	sizes[i] <= threshold
+}
+
+expanded(i) if i in admitted
+
+# oversized lists the ApplicationSets not expanded, with their size and the
+# bound they passed: "per-appset" (max_per_appset) or "total" (max_total).
+oversized := [{"ref": o.ref, "size": sizes[i], "bound": bound(sizes[i])} |
+	some i, o in objects.application_sets
+	not expanded(i)
+]
+
+bound(n) := "per-appset" if n > max_per_appset
+
+else := "total"
 
 # generator_types are the keys of a generator that name its kind; each kind
 # can carry its own template (spec.generators[].list.template, ...), which
@@ -142,7 +269,7 @@ leaf(g, path) := [object.union(flatten(e), {element_key: [{"path": sprintf("%s/l
 	is_object(e)
 ] if {
 	is_array(g.list.elements)
-} else := [{"unknown_params": true, element_key: []}]
+} else := [unknown_set]
 
 # element_generator is "git" for the elements a checkout gave (--repo-root
 # expanded a git generator, or a matrix with a git child): they are in no file.

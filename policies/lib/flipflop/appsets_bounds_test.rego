@@ -1,0 +1,102 @@
+# The bounds on how many Applications an ApplicationSet is expanded into
+# (appsets.rego, Bounds; docs/model.md).
+package lib.flipflop.appsets_bounds_test
+
+import data.lib.flipflop.appsets
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.model
+
+elements_of(elements) := {"list": {"elements": elements}}
+
+numbered(key, n) := [{key: sprintf("%d", [i])} | some i in numbers.range(1, n)]
+
+grid_template := {
+	"metadata": {"name": "grid-{{.x}}-{{.y}}", "annotations": {"kargo.akuity.io/authorized-stage": "acme:{{.x}}"}},
+	"spec": {"source": {"repoURL": f.repo, "targetRevision": "env/{{.x}}", "path": "{{.y}}"}},
+}
+
+grid(name, nx, ny) := f.application_set("apps", name, {"goTemplate": true, "template": grid_template, "generators": [{"matrix": {"generators": [
+	elements_of(numbered("x", nx)),
+	elements_of(numbered("y", ny)),
+]}}]})
+
+# A matrix is counted from its children's sizes, a merge sums its children,
+# and a nested matrix multiplies its own children.
+test_sizes_are_counted if {
+	nested := f.application_set("apps", "nested", {"generators": [{"matrix": {"generators": [
+		{"matrix": {"generators": [elements_of(numbered("a", 3)), elements_of(numbered("b", 4))]}},
+		{"merge": {"mergeKeys": ["c"], "generators": [elements_of(numbered("c", 5)), elements_of(numbered("c", 2)), {"clusters": {}}]}},
+	]}}]})
+	two := f.application_set("apps", "two", {"generators": [elements_of(numbered("a", 7)), {"git": {}}]})
+	appsets.sizes == [(3 * 4) * ((5 + 2) + 1), 8] with input as f.estate([nested, two])
+}
+
+# Over the bound, nothing of the matrix is built: one Application whose
+# parameters nobody knows (its name a pattern), and the ApplicationSet is listed
+# as oversized.
+test_over_the_bound_is_not_built if {
+	records := appsets.generated with input as f.estate([grid("big", 60, 100)])
+	[[a.name_pattern, a.generator_params_known, a.sources[0].repo_known, a.sources[0].rev.kind] | some a in records] == [["grid-*-*", false, true, "unknown"]]
+	oversized := appsets.oversized with input as f.estate([grid("big", 60, 100)])
+	oversized == [{
+		"ref": {"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "namespace": "apps", "name": "big", "file": "test.yaml", "line": 0},
+		"size": 6000, "bound": "per-appset",
+	}]
+}
+
+# Not built, an ApplicationSet renders each of its templates once, however many
+# generators share it: what cannot be known costs no more than its text.
+test_not_built_renders_each_template_once if {
+	own := {"clusters": {"template": {"spec": {"source": {"repoURL": f.repo, "targetRevision": "own", "path": "x"}}}}}
+	many := f.application_set("apps", "many", {"goTemplate": true, "template": grid_template, "generators": array.concat(
+		[{"clusters": {}} | some _ in numbers.range(1, 60)],
+		[own, own],
+	)})
+	records := appsets.generated with input as f.estate([many]) with appsets.max_per_appset as 50
+	count(records) == 3
+	{a.sources[0].raw_revision | some a in records} == {"env/${{ applicationset-parameter }}", "own"}
+}
+
+# At the bound, every set is built (a bound of 50 here: 5,000 renders would
+# outlast opa test's timeout on a busy machine).
+test_at_the_bound_is_built if {
+	count(appsets.generated) == 50 with input as f.estate([grid("edge", 5, 10)]) with appsets.max_per_appset as 50
+	count(appsets.oversized) == 0 with input as f.estate([grid("edge", 5, 10)]) with appsets.max_per_appset as 50
+	count(appsets.generated) == 1 with input as f.estate([grid("edge", 3, 17)]) with appsets.max_per_appset as 50
+}
+
+# Over the total, the smaller ApplicationSets are built first, whatever their
+# order; the others are oversized for the total.
+test_total_bound_builds_the_smaller_first if {
+	estate := f.estate([grid("large", 30, 10), grid("small", 2, 2), grid("medium", 10, 10)])
+	bounded := appsets.oversized with input as estate with appsets.max_total as 200
+	[[o.ref.name, o.size, o.bound] | some o in bounded] == [["large", 300, "total"]]
+	appsets.threshold == 256 with input as estate with appsets.max_total as 200
+	count(appsets.generated) == (4 + 100) + 1 with input as estate with appsets.max_total as 200
+}
+
+# Of ApplicationSets of one size, as many as fit are built, in file order.
+test_total_bound_admits_what_fits if {
+	estate := f.estate([grid("one", 4, 10), grid("two", 4, 10), grid("three", 4, 10)])
+	bounded := appsets.oversized with input as estate with appsets.max_total as 100
+	[[o.ref.name, o.bound] | some o in bounded] == [["three", "total"]]
+	count(appsets.generated) == 81 with input as estate with appsets.max_total as 100
+}
+
+# The cost of an ApplicationSet over the bound does not depend on its product:
+# a matrix of matrices of 1,000 elements each (10^12 sets) is counted, not built.
+test_product_is_not_materialised if {
+	huge := f.application_set("apps", "huge", {"generators": [{"matrix": {"generators": [
+		{"matrix": {"generators": [elements_of(numbered("a", 1000)), elements_of(numbered("b", 1000))]}},
+		{"matrix": {"generators": [elements_of(numbered("c", 1000)), elements_of(numbered("d", 1000))]}},
+	]}}]})
+	count(appsets.generated) == 1 with input as f.estate([huge])
+	[o.size | some o in appsets.oversized] == [1000000000000] with input as f.estate([huge])
+}
+
+# A Stage naming one of the Applications not built is not told it does not exist.
+test_not_built_is_unknown_not_absent if {
+	stage := f.stage("3", "main", [{"name": "grid-3-7", "namespace": "apps"}])
+	resolved := [count(u.targets) | some u in model.updates] with input as f.estate([grid("big", 60, 100), stage])
+	resolved == [1]
+}
