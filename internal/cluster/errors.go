@@ -31,6 +31,7 @@ func connectionProblem(err error, host string) string {
 // describe says what a failed task means for the result.
 func describe(t task, res result, host string) string {
 	var what string
+	var tooLarge *ResponseTooLargeError
 	err := res.err
 	switch {
 	case apierrors.IsForbidden(err):
@@ -55,6 +56,11 @@ func describe(t task, res result, host string) string {
 		what = "interrupted"
 	case errors.As(err, new(*pagingError)):
 		what = err.Error()
+	case errors.As(err, &tooLarge):
+		what = tooLarge.Error() + " (--max-response-size)"
+		if t.name == "" {
+			what += "; read the list in smaller pages with a smaller --chunk-size"
+		}
 	default:
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
