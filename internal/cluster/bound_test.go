@@ -20,56 +20,62 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/cluster"
 )
 
-// fakeAPIServer serves, on loopback, the discovery documents of Argo CD's and
-// Kargo's API groups and a list of each resource flipflop reads: one
-// Application (argocd/dev) and nothing else, unless a handler of its own is
-// given for the path.
+// fakeAPIServer serves, on loopback, what serveAPI does, except for the
+// paths that have a handler of their own.
 func fakeAPIServer(t *testing.T, handlers map[string]http.HandlerFunc) *httptest.Server {
 	t.Helper()
-	groups := map[string][]map[string]any{}
-	for _, r := range cluster.Resources {
-		gv := r.Group + "/" + r.Version
-		groups[gv] = append(groups[gv], map[string]any{
-			"name": r.Resource, "singularName": strings.ToLower(r.Kind), "namespaced": r.Namespaced,
-			"kind": r.Kind, "verbs": []string{"get", "list"},
-		})
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if h, ok := handlers[req.URL.Path]; ok {
 			h(w, req)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		gv := strings.TrimPrefix(req.URL.Path, "/apis/")
-		if resources, ok := groups[gv]; ok {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources,
-			})
-			return
-		}
-		for _, r := range cluster.Resources {
-			prefix := "/apis/" + r.Group + "/" + r.Version + "/"
-			if !strings.HasPrefix(req.URL.Path, prefix) || !strings.HasSuffix(req.URL.Path, "/"+r.Resource) {
-				continue
-			}
-			var items []any
-			if req.URL.Path == "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications" {
-				items = append(items, map[string]any{
-					"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-					"metadata": map[string]any{"name": "dev", "namespace": "argocd"},
-					"spec":     map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://github.com/acme/deploy", "targetRevision": "main"}},
-				})
-			}
-			json.NewEncoder(w).Encode(map[string]any{
-				"apiVersion": r.Group + "/" + r.Version, "kind": r.Kind + "List",
-				"metadata": map[string]any{"resourceVersion": "1"}, "items": items,
-			})
-			return
-		}
-		http.NotFound(w, req)
+		serveAPI(w, req)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// serveAPI answers as an API server with Argo CD's and Kargo's API groups
+// would: their discovery documents, and a list of each resource flipflop
+// reads, with one Application (argocd/dev) and nothing else.
+func serveAPI(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	var resources []map[string]any
+	gv := strings.TrimPrefix(req.URL.Path, "/apis/")
+	for _, r := range cluster.Resources {
+		if r.Group+"/"+r.Version == gv {
+			resources = append(resources, map[string]any{
+				"name": r.Resource, "singularName": strings.ToLower(r.Kind), "namespaced": r.Namespaced,
+				"kind": r.Kind, "verbs": []string{"get", "list"},
+			})
+		}
+	}
+	if resources != nil {
+		json.NewEncoder(w).Encode(map[string]any{
+			"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources,
+		})
+		return
+	}
+	for _, r := range cluster.Resources {
+		prefix := "/apis/" + r.Group + "/" + r.Version + "/"
+		if !strings.HasPrefix(req.URL.Path, prefix) || !strings.HasSuffix(req.URL.Path, "/"+r.Resource) {
+			continue
+		}
+		var items []any
+		if req.URL.Path == "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications" {
+			items = append(items, map[string]any{
+				"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+				"metadata": map[string]any{"name": "dev", "namespace": "argocd"},
+				"spec":     map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://github.com/acme/deploy", "targetRevision": "main"}},
+			})
+		}
+		json.NewEncoder(w).Encode(map[string]any{
+			"apiVersion": r.Group + "/" + r.Version, "kind": r.Kind + "List",
+			"metadata": map[string]any{"resourceVersion": "1"}, "items": items,
+		})
+		return
+	}
+	http.NotFound(w, req)
 }
 
 // gzipBomb answers with a Stage list that is valid JSON of 1 GiB (its items

@@ -10,7 +10,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -181,9 +180,8 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 	for _, gv := range groupVersions() {
 		list, err := disc.ServerResourcesForGroupVersion(gv.String())
 		if err != nil {
-			var tooLarge *ResponseTooLargeError
-			if errors.As(err, &tooLarge) {
-				errs = append(errs, evaluator.LoadError{Path: label + ": " + gv.String(), Message: "API discovery failed: " + tooLarge.Error() + " (--max-response-size); " + kindsOf(gv) + " were not read: findings that involve them may be missing"})
+			if p := guardProblem(err); p != "" {
+				errs = append(errs, evaluator.LoadError{Path: label + ": " + gv.String(), Message: red.clean("API discovery failed: " + p + "; " + kindsOf(gv) + " were not read: findings that involve them may be missing")})
 				continue
 			}
 			if fatal := connectionProblem(err, cfg.Host); fatal != "" {

@@ -56,9 +56,9 @@ func describe(t task, res result, host string) string {
 		what = "interrupted"
 	case errors.As(err, new(*pagingError)):
 		what = err.Error()
-	case errors.As(err, &tooLarge):
-		what = tooLarge.Error() + " (--max-response-size)"
-		if t.name == "" {
+	case guardProblem(err) != "":
+		what = guardProblem(err)
+		if errors.As(err, &tooLarge) && t.name == "" {
 			what += "; read the list in smaller pages with a smaller --chunk-size"
 		}
 	default:
@@ -79,6 +79,20 @@ func describe(t task, res result, host string) string {
 			what, res.pages, len(res.items), kinds, where)
 	}
 	return fmt.Sprintf("%s; %s%s were not read: findings that involve them may be missing", what, kinds, where)
+}
+
+// guardProblem describes an error of the guard round tripper (a response
+// longer than the bound, a redirect to another origin), or returns "".
+func guardProblem(err error) string {
+	var tooLarge *ResponseTooLargeError
+	var redirect *RedirectError
+	switch {
+	case errors.As(err, &tooLarge):
+		return tooLarge.Error() + " (--max-response-size)"
+	case errors.As(err, &redirect):
+		return redirect.Error()
+	}
+	return ""
 }
 
 func statusMessage(err error) string {

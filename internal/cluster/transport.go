@@ -3,7 +3,10 @@ package cluster
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // DefaultMaxResponseBytes is the most bytes flipflop reads of one response of
@@ -21,13 +24,30 @@ func (o Options) maxResponseBytes() int64 {
 }
 
 // guard is the round tripper Read puts under client-go's own (authentication,
-// user agent), right above the HTTP transport: it bounds every response body.
+// user agent), right above the HTTP transport: it refuses redirects to another
+// origin, and bounds every response body.
+//
+// client-go sets no redirect policy, so its http.Client follows up to 10
+// redirects; net/http drops the Authorization header it copies to a redirect
+// to another domain, but client-go adds the bearer token (or the exec
+// plugin's) in a round tripper, to every request, redirected or not, and the
+// transport presents the client certificate to whatever host asks. The guard
+// sees the redirected request after those layers and before the network.
 type guard struct {
 	next     http.RoundTripper
 	maxBytes int64
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Response != nil { // a redirect net/http is following
+		first := req
+		for first.Response != nil && first.Response.Request != nil {
+			first = first.Response.Request
+		}
+		if from, to := origin(first.URL), origin(req.URL); from != to {
+			return nil, &RedirectError{From: from, To: to}
+		}
+	}
 	resp, err := g.next.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err
@@ -80,6 +100,29 @@ type ResponseTooLargeError struct {
 
 func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("the API server's response was longer than %s (after decompression), the most flipflop reads of one response", byteSize(e.Max))
+}
+
+// RedirectError reports a redirect away from the API server, which flipflop
+// does not follow: the credentials would go along.
+type RedirectError struct {
+	// From and To are the origins (scheme://host:port) of the API server and
+	// of the redirect's target.
+	From, To string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the API server redirected to %s, another origin than %s: flipflop does not follow it (client-go would send the credentials along)", e.To, e.From)
+}
+
+// origin is scheme://host:port of u, lower-cased, with the scheme's default
+// port when u names none.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // byteSize writes n bytes as people read them: "64 MiB", "1500 bytes".
