@@ -468,6 +468,8 @@ func TestClusterUsage(t *testing.T) {
 		{"check", "--kubeconfig", "x", "examples/contradiction"},
 		{"check", "--cluster", "-n", "a", "-A"},
 		{"check", "--cluster", "--chunk-size", "-1"},
+		{"check", "--cluster", "--max-response-size", "0"},
+		{"check", "--max-response-size", "1000", "examples/contradiction"},
 		{"diagnose"},
 	} {
 		if _, stderr, code := runCmd(t, "..", bin, args...); code != 2 || !strings.Contains(stderr, "flipflop:") {

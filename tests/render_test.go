@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -202,5 +203,64 @@ func TestNoNetworkWhenRendering(t *testing.T) {
 				t.Errorf("%v ran another program: %s", args, line)
 			}
 		}
+	}
+}
+
+// A 30-byte template that would take gigabytes, and a chart beside it that is
+// fine, as released: the worker is held to its memory limit by the kernel
+// (flipflop and its worker together peak well under the 1 GiB limit; the
+// kernel counts the bytes), the bomb is an input error, and the good chart's
+// contradiction is still found (issue 20, item 5).
+func TestRenderMemoryBombBounded(t *testing.T) {
+	bin := tool(t, "FLIPFLOP_BIN")
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bomb/Chart.yaml", "apiVersion: v2\nname: bomb\nversion: 1.0.0\n")
+	write("bomb/templates/b.yaml", `{{ "x" | repeat 2000000000 }}`)
+	good, err := os.ReadDir("../examples/contradiction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range good {
+		b, err := os.ReadFile(filepath.Join("../examples/contradiction", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("good/"+e.Name(), string(b))
+	}
+	cmd := exec.Command(bin, "check", "-o", "json", dir)
+	out, _ := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Fatalf("exit %d, want 2 (an input error)\n%s", code, out)
+	}
+	var rep renderReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		found = found || f.Rule == "shared-branch-contradiction"
+	}
+	if !found {
+		t.Errorf("the good estate's contradiction was lost:\n%s", out)
+	}
+	if !strings.Contains(string(out), "memory") {
+		t.Errorf("no memory error:\n%s", out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no resource usage on this system")
+	}
+	// ru_maxrss of a waited-for process covers its waited-for children.
+	if peak := ru.Maxrss << 10; peak > 1<<30 {
+		t.Errorf("flipflop or its worker reached %d MiB, over the 1 GiB render limit", peak>>20)
 	}
 }

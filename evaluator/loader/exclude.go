@@ -42,6 +42,7 @@ type excluder struct {
 	cwd      string
 	read     map[string]bool // directories whose ignore file was looked for
 	excluded []evaluator.Exclusion
+	paths    []ExcludedPath // the same, resolved, for a Renderer
 }
 
 // newExcluder parses the Loader's patterns; nil when nothing can be excluded.
@@ -189,6 +190,7 @@ func (x *excluder) record(path string, dir bool, p *ignore.Pattern) {
 		shown += "/"
 	}
 	x.excluded = append(x.excluded, evaluator.Exclusion{Path: shown, Pattern: p.Text, Source: p.Source})
+	x.paths = append(x.paths, ExcludedPath{Real: realPath(x.abs(path)), Dir: dir, Pattern: p.Text, Source: p.Source})
 }
 
 // inside reports whether abs lies under dir (not dir itself).

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -117,6 +116,7 @@ func ExpandGitGenerators(objs []evaluator.Object, roots []RepoRoot) ([]evaluator
 	var errs []evaluator.LoadError
 	out := make([]evaluator.Object, len(objs))
 	copy(out, objs)
+	gr := newGitReader(roots)
 	for i, o := range out {
 		if o.Kind != "ApplicationSet" || !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
 			continue
@@ -137,7 +137,7 @@ func ExpandGitGenerators(objs []evaluator.Object, roots []RepoRoot) ([]evaluator
 		gens, _ := spec["generators"].([]any)
 		changed := false
 		for gi, g := range gens {
-			ng, ch, err := expandGenerator(g, roots, goTemplate)
+			ng, ch, err := expandGenerator(g, gr, goTemplate)
 			if err != nil {
 				errs = append(errs, evaluator.LoadError{Path: o.Path, Line: o.Line, Message: fmt.Sprintf("ApplicationSet %s/%s: %v", o.Namespace, o.Name, err)})
 				continue
@@ -161,7 +161,7 @@ func ExpandGitGenerators(objs []evaluator.Object, roots []RepoRoot) ([]evaluator
 }
 
 // expandGenerator expands a git generator (also inside matrix and merge).
-func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error) {
+func expandGenerator(g any, gr *gitReader, goTemplate bool) (any, bool, error) {
 	gm, ok := g.(map[string]any)
 	if !ok {
 		return g, false, nil
@@ -173,13 +173,13 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 		}
 		children, _ := c["generators"].([]any)
 		if combo == "matrix" {
-			if ng, handled, changed, err := expandMatrixWithParams(gm, children, roots, goTemplate); handled {
+			if ng, handled, changed, err := expandMatrixWithParams(gm, children, gr, goTemplate); handled {
 				return ng, changed, err
 			}
 		}
 		changed := false
 		for i, child := range children {
-			n, ch, err := expandGenerator(child, roots, goTemplate)
+			n, ch, err := expandGenerator(child, gr, goTemplate)
 			if err != nil {
 				return g, false, err
 			}
@@ -197,7 +197,7 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 		return g, false, nil // a parameter no generator gives here: left unknown
 	}
 	repoURL, _ := git["repoURL"].(string)
-	root, ok := rootFor(roots, repoURL)
+	root, ok := gr.rootFor(repoURL)
 	if !ok {
 		return g, false, nil
 	}
@@ -205,9 +205,9 @@ func expandGenerator(g any, roots []RepoRoot, goTemplate bool) (any, bool, error
 	var err error
 	switch {
 	case git["directories"] != nil:
-		elems, err = directoryParams(root.Dir, git, goTemplate)
+		elems, err = directoryParams(root, git, goTemplate)
 	case git["files"] != nil:
-		elems, err = fileParams(root.Dir, git, goTemplate, root.maxFileSize())
+		elems, err = fileParams(root, git, goTemplate)
 	default:
 		return g, false, nil
 	}
@@ -241,20 +241,14 @@ func expandedList(gm, kind map[string]any, elems []any) map[string]any {
 // as (policies/lib/flipflop/appsets.rego reads it).
 const expandedFromKey = "x-flipflop-expanded-from"
 
-func rootFor(roots []RepoRoot, repoURL string) (RepoRoot, bool) {
-	id := RepoID(repoURL)
-	for _, r := range roots {
-		if r.Origin == "" || r.Origin == id {
-			return r, true
-		}
-	}
-	return RepoRoot{}, false
-}
-
-// directoryParams lists the directories of dir matching the generator's
-// directories[] patterns (Go path.Match; exclude entries remove), as Argo CD's
-// git directory generator does (hidden directories skipped).
-func directoryParams(dir string, git map[string]any, goTemplate bool) ([]any, error) {
+// directoryParams lists the directories of the checkout matching the
+// generator's directories[] patterns (Go path.Match; exclude entries remove),
+// as Argo CD's git directory generator does (hidden directories skipped). The
+// checkout is walked once for all generators; a pattern without a character
+// class or an escape (either can match a "/") is followed down the tree of
+// directories segment by segment (a literal one by name), others are matched
+// against every directory.
+func directoryParams(c *checkout, git map[string]any, goTemplate bool) ([]any, error) {
 	var include, exclude []string
 	for _, d := range asSlice(git["directories"]) {
 		dm, _ := d.(map[string]any)
@@ -265,28 +259,26 @@ func directoryParams(dir string, git map[string]any, goTemplate bool) ([]any, er
 			include = append(include, p)
 		}
 	}
-	var dirs []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() || p == dir {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if matchAny(include, rel) && !matchAny(exclude, rel) {
-			dirs = append(dirs, rel)
-		}
-		return nil
-	})
+	tree, all, err := c.walk()
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(dirs)
+	var candidates []string // every directory include matches, and maybe others
+	for _, p := range include {
+		if strings.ContainsAny(p, `[\`) {
+			candidates = slices.Clone(all) // sorted below: not the walk's own
+			break
+		}
+		candidates = tree.match(strings.Split(p, "/"), candidates)
+	}
+	slices.Sort(candidates)
+	candidates = slices.Compact(candidates)
+	var dirs []string
+	for _, rel := range candidates {
+		if matchAny(include, rel) && !matchAny(exclude, rel) {
+			dirs = append(dirs, rel)
+		}
+	}
 	elems := make([]any, 0, len(dirs))
 	for _, d := range dirs {
 		elems = append(elems, pathParams(d, goTemplate, false))
@@ -294,14 +286,17 @@ func directoryParams(dir string, git map[string]any, goTemplate bool) ([]any, er
 	return elems, nil
 }
 
-// fileParams reads every file of dir matching files[].path and turns its keys
-// into parameters, plus the path parameters. The files read are confined to
-// dir: a pattern that is absolute or climbs out with "..", and a match that is
-// (or passes through) a symbolic link leading out of dir, are errors; each
-// file is read under the loader's rules (a regular file, at most maxSize
-// bytes; FIFOs and devices are never opened) and decoded with its limits.
-func fileParams(dir string, git map[string]any, goTemplate bool, maxSize int64) ([]any, error) {
-	realDir, err := filepath.EvalSymlinks(dir)
+// fileParams reads every file of the checkout matching files[].path
+// (filepath.Glob) and turns its keys into parameters, plus the path
+// parameters. The files read are confined to the checkout: a pattern that is
+// absolute or climbs out with "..", and a match that is (or passes through) a
+// symbolic link leading out of it, are errors; each file is read under the
+// loader's rules (a regular file, at most the root's MaxFileSize bytes; FIFOs
+// and devices are never opened) and decoded with its limits. Directories and
+// files are read once for all generators.
+func fileParams(c *checkout, git map[string]any, goTemplate bool) ([]any, error) {
+	dir := c.Dir
+	realDir, err := c.realDir()
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +307,7 @@ func fileParams(dir string, git map[string]any, goTemplate bool, maxSize int64) 
 		if escapes(pattern) {
 			return nil, fmt.Errorf("git files generator: path %q leaves the repository root (absolute, or climbing out with \"..\"); nothing outside --repo-root is read", pattern)
 		}
-		matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+		matches, err := c.glob(filepath.Join(dir, filepath.FromSlash(pattern)))
 		if err != nil {
 			return nil, err
 		}
@@ -322,16 +317,12 @@ func fileParams(dir string, git map[string]any, goTemplate bool, maxSize int64) 
 			if err != nil || escapes(filepath.ToSlash(rel)) {
 				return nil, fmt.Errorf("git files generator: %s lies outside the repository root", m)
 			}
-			if !insideRoot(m, realDir, nil) {
+			if !c.inside(m, realDir) {
 				return nil, fmt.Errorf("git files generator: %s is a symbolic link (or lies under one) that leads out of the repository root; nothing outside --repo-root is read", filepath.ToSlash(rel))
 			}
-			b, lerr := readFileLimited(m, filepath.ToSlash(rel), maxSize)
-			if lerr != nil {
-				return nil, fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
-			}
-			content, lerr := decodeParamsFile(filepath.ToSlash(rel), b)
-			if lerr != nil {
-				return nil, fmt.Errorf("git files generator: %v", lerr)
+			content, err := c.params(m, filepath.ToSlash(rel))
+			if err != nil {
+				return nil, err
 			}
 			params := pathParams(filepath.ToSlash(rel), goTemplate, true)
 			for k, v := range content {

@@ -24,7 +24,7 @@ var fieldRE = regexp.MustCompile(`^\.?[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z
 // that the policies take the git generator's parameters as unknown, never as
 // no Applications. The children's own templates are ignored, as Argo CD
 // ignores them; the matrix's own template is kept.
-func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot, goTemplate bool) (any, bool, bool, error) {
+func expandMatrixWithParams(gm map[string]any, children []any, gr *gitReader, goTemplate bool) (any, bool, bool, error) {
 	if len(children) != 2 {
 		return gm, false, false, nil
 	}
@@ -46,7 +46,7 @@ func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot,
 			return gm, true, false, nil
 		}
 	case first["git"] != nil:
-		ng, changed, err := expandGenerator(first, roots, goTemplate)
+		ng, changed, err := expandGenerator(first, gr, goTemplate)
 		if err != nil {
 			return gm, true, false, err
 		}
@@ -68,7 +68,7 @@ func expandMatrixWithParams(gm map[string]any, children []any, roots []RepoRoot,
 		if !ok {
 			return gm, true, false, nil
 		}
-		ng, changed, err := expandGenerator(map[string]any{"git": rendered}, roots, goTemplate)
+		ng, changed, err := expandGenerator(map[string]any{"git": rendered}, gr, goTemplate)
 		if err != nil {
 			return gm, true, false, err
 		}

@@ -145,6 +145,12 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 		tasks = collectLoadTasks(tasks, p, l.FollowSymlinks, ex, rw)
 	}
 
+	if er, ok := l.Renderer.(ExcludingRenderer); ok && ex != nil {
+		// Every exclusion inside the paths given is decided by now (the walk
+		// enters rendered directories too): no render may read one.
+		er.SetExcluded(ex.paths)
+	}
+
 	results := make([]loadResult, len(tasks))
 	workers := min(runtime.GOMAXPROCS(0), len(tasks))
 	var next atomic.Int64
@@ -178,6 +184,7 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 			if !dropped[ri] {
 				out.Objects = append(out.Objects, r.rendered.Objects...)
 				out.Errors = append(out.Errors, r.rendered.Errors...)
+				out.Skipped += r.rendered.Skipped
 			}
 			ri++
 			continue
@@ -249,10 +256,12 @@ func collectLoadTasks(tasks []loadTask, p string, follow bool, ex *excluder, rw 
 	case fi.IsDir():
 		return walkLoadTasks(tasks, p, follow, ex, rw)
 	case fi.Mode().IsRegular() && rw.renderer != nil && isRenderFile(p):
-		// A kustomization.yaml or Chart.yaml stands for its directory.
+		// A kustomization.yaml or Chart.yaml stands for its directory, which
+		// is walked like a directory given (its exclusions decided).
 		dir := filepath.Dir(p)
 		if mode := rw.renderer.Claim(dir); mode != "" {
-			return append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
+			tasks = append(tasks, decideExclusions(dir, ex)...)
+			return append(tasks, loadTask{path: filepath.Clean(dir), shown: filepath.ToSlash(filepath.Clean(dir)), mode: mode})
 		}
 		return append(tasks, loadTask{path: p, shown: shown})
 	case fi.Mode().IsRegular():
@@ -294,12 +303,21 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 				}
 				tasks = append(tasks, ex.enter(path)...)
 			}
-			if mode, skip := rw.enter(path); mode != "" {
-				dir := strings.TrimSuffix(path, string(filepath.Separator))
+			if mode := rw.enter(path); mode != "" {
+				dir := filepath.Clean(path)
 				tasks = append(tasks, loadTask{path: dir, shown: filepath.ToSlash(dir), mode: mode})
-				if skip {
-					return filepath.SkipDir
-				}
+			}
+			return nil
+		}
+		if dir, mode := rw.owner(path); dir != "" {
+			// Read through kustomize or Helm only. Every file is decided,
+			// whatever its name (a template, a generator's data file), so
+			// that no render reads an excluded one.
+			if ex != nil && ex.skip(path, false) {
+				return nil
+			}
+			if mode == evaluator.ModeKustomize && isManifestName(name) {
+				rw.own(dir, path)
 			}
 			return nil
 		}
@@ -308,9 +326,6 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 		}
 		if ex != nil && ex.skip(path, false) {
 			return nil
-		}
-		if rw.owner(path) != "" {
-			return nil // read through kustomize only
 		}
 		shown := filepath.ToSlash(path)
 		mode := d.Type()
@@ -334,6 +349,31 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 			return nil
 		}
 		tasks = append(tasks, loadTask{path: path, shown: shown})
+		return nil
+	})
+	return tasks
+}
+
+// decideExclusions walks a directory rendered whole (a kustomization or chart
+// given by its file) only to decide, and record, what the run excludes in it,
+// so that its render reads none of that; it returns the ignore files' errors.
+func decideExclusions(root string, ex *excluder) []loadTask {
+	if ex == nil {
+		return nil
+	}
+	var tasks []loadTask
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // the render reports what it cannot read
+		}
+		if d.IsDir() {
+			if path != root && ex.skip(path, true) {
+				return filepath.SkipDir
+			}
+			tasks = append(tasks, ex.enter(path)...)
+			return nil
+		}
+		ex.skip(path, false)
 		return nil
 	})
 	return tasks
@@ -525,6 +565,12 @@ func isDocumentMarker(line []byte, c byte) bool {
 func LoadBytes(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError) {
 	objs, errs, _ := decodeFile(path, data, false)
 	return objs, errs
+}
+
+// LoadBytesFiltered is LoadBytes that drops, before conversion, the objects of
+// kinds no rule reads (see evaluator.ReadKind), and counts them.
+func LoadBytesFiltered(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError, int) {
+	return decodeFile(path, data, true)
 }
 
 // decodeFile is LoadBytes; with filter, objects of kinds no rule reads are

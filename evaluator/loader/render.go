@@ -23,15 +23,41 @@ type Renderer interface {
 	Render(dir, shown, mode string) Rendered
 }
 
+// An ExcludingRenderer is told, before the first Render, the paths the run
+// excludes, so that no render reads them: a render that needs one fails,
+// naming it.
+type ExcludingRenderer interface {
+	Renderer
+	SetExcluded([]ExcludedPath)
+}
+
+// ExcludedPath is a path the run excludes, for a Renderer.
+type ExcludedPath struct {
+	// Real is the absolute path with symbolic links resolved; a directory
+	// (Dir) excludes everything under it.
+	Real string
+	Dir  bool
+	// Pattern and Source say which pattern excluded it, and where it is written.
+	Pattern, Source string
+}
+
 // Rendered is what rendering one directory gave.
 type Rendered struct {
 	Root    evaluator.RenderedRoot
 	Objects []evaluator.Object
 	Errors  []evaluator.LoadError
 	// Read lists the files the rendering read (absolute paths with symbolic
-	// links resolved), so that a kustomization another one reads as a base is
-	// counted once, and the files no kustomization lists can be named.
+	// links resolved), so that the files no kustomization lists can be named.
 	Read []string
+	// Bases lists the kustomization directories the build read as
+	// kustomizations (bases, components, generator and transformer
+	// directories; absolute, symbolic links resolved), so that one another
+	// kustomization builds is counted once, there. A kustomization file read
+	// only as data does not make its directory a base.
+	Bases []string
+	// Skipped counts the rendered objects of kinds no rule reads, dropped
+	// unconverted.
+	Skipped int
 }
 
 // kustomizationNames are the file names that make a directory a kustomization,
@@ -71,56 +97,74 @@ func ClaimDirectory(dir string) string {
 	return ""
 }
 
-// renderWalk tracks, during a directory walk, the kustomization directories the
-// walk is inside: their files are read only through kustomize.
+// renderWalk tracks, during a directory walk, the rendered directories the
+// walk is inside: their files are read only through kustomize or Helm. The
+// walk still enters a chart's directories, so that the run's exclusions are
+// decided there too (a render never reads an excluded path), but claims
+// nothing inside a chart.
 type renderWalk struct {
 	renderer Renderer
-	open     []string            // kustomization directories enclosing the current path, innermost last
+	open     []openDir           // rendered directories enclosing the current path, innermost last
 	owned    map[string][]string // kustomization directory -> manifest files under it (walk paths)
 }
 
+type openDir struct{ dir, mode string }
+
 // enter is called for each directory of a walk; it returns the render task for
-// it, if any, and whether to skip the directory's contents.
-func (rw *renderWalk) enter(path string) (mode string, skip bool) {
+// it, if any (path cleaned).
+func (rw *renderWalk) enter(path string) (mode string) {
+	path = filepath.Clean(path)
 	rw.leave(path)
 	if rw.renderer == nil {
-		return "", false
+		return ""
+	}
+	for _, o := range rw.open {
+		if o.mode == evaluator.ModeHelm {
+			return "" // a chart's directories are the chart's (Helm reads charts/)
+		}
 	}
 	mode = rw.renderer.Claim(path)
-	switch mode {
-	case "":
-		return "", false
-	case evaluator.ModeKustomize:
-		rw.open = append(rw.open, path)
-		return mode, false
-	default:
-		return mode, true
+	if mode != "" {
+		rw.open = append(rw.open, openDir{path, mode})
 	}
+	return mode
 }
 
-// leave closes the kustomization directories path is not under.
+// leave closes the rendered directories path is not under.
 func (rw *renderWalk) leave(path string) {
-	for len(rw.open) > 0 && !under(path, rw.open[len(rw.open)-1]) {
+	for len(rw.open) > 0 && !under(path, rw.open[len(rw.open)-1].dir) {
 		rw.open = rw.open[:len(rw.open)-1]
 	}
 }
 
-// owner returns the innermost kustomization directory a file is under ("" when
-// none), recording the file as that kustomization's.
-func (rw *renderWalk) owner(file string) string {
+// owner returns the innermost rendered directory a file is under and its
+// mode ("" when none).
+func (rw *renderWalk) owner(file string) (string, string) {
 	rw.leave(file)
 	if len(rw.open) == 0 {
-		return ""
+		return "", ""
 	}
-	dir := rw.open[len(rw.open)-1]
+	o := rw.open[len(rw.open)-1]
+	return o.dir, o.mode
+}
+
+// own records a manifest file under a kustomization directory, to name it
+// when no kustomization reads it.
+func (rw *renderWalk) own(dir, file string) {
 	if rw.owned == nil {
 		rw.owned = map[string][]string{}
 	}
 	rw.owned[dir] = append(rw.owned[dir], file)
-	return dir
 }
 
+// under reports whether path is dir or lies below it, however the two are
+// spelled ("." and "./" stand for the working directory, which holds every
+// relative path that does not leave it).
 func under(path, dir string) bool {
+	path, dir = filepath.Clean(path), filepath.Clean(dir)
+	if dir == "." {
+		return !filepath.IsAbs(path) && path != ".." && !strings.HasPrefix(path, ".."+string(filepath.Separator))
+	}
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
@@ -142,10 +186,14 @@ func realPath(p string) string {
 // component) is counted there only; files under a kustomization that no
 // kustomization read are listed as not part of the estate.
 func settleRenders(results []renderResult, owned map[string][]string) ([]evaluator.RenderedRoot, map[int]bool) {
-	read := map[string][]int{} // real path -> the results that read it
+	read := map[string][]int{}  // real path -> the results that read it
+	bases := map[string][]int{} // real kustomization directory -> the results that built it as a base
 	for i, r := range results {
 		for _, p := range r.out.Read {
 			read[p] = append(read[p], i)
+		}
+		for _, d := range r.out.Bases {
+			bases[d] = append(bases[d], i)
 		}
 	}
 	dropped := map[int]bool{}
@@ -153,17 +201,15 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]evaluat
 	for i, r := range results {
 		root := r.out.Root
 		if r.mode == evaluator.ModeKustomize {
-			if k := KustomizationFile(r.dir); k != "" {
-				// Read by another root (a root always reads its own file).
-				for _, j := range read[realPath(k)] {
-					o := results[j]
-					if o.dir == r.dir || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
-						continue
-					}
-					root.BaseOf = o.out.Root.Path
-					dropped[i] = true
-					break
+			// Built as a base by another root (a root never lists itself).
+			for _, j := range bases[realPath(r.dir)] {
+				o := results[j]
+				if realPath(o.dir) == realPath(r.dir) || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
+					continue
 				}
+				root.BaseOf = o.out.Root.Path
+				dropped[i] = true
+				break
 			}
 			for _, f := range owned[r.dir] {
 				if root.Failed {

@@ -41,6 +41,7 @@ func (f *fakeRenderer) Render(dir, shown, mode string) Rendered {
 			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 				sub := f.Render(p, filepath.ToSlash(p), evaluator.ModeKustomize)
 				out.Read = append(out.Read, sub.Read...)
+				out.Bases = append(append(out.Bases, realPath(p)), sub.Bases...)
 				out.Objects = append(out.Objects, sub.Objects...)
 				continue
 			}

@@ -43,6 +43,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
 )
 
@@ -209,6 +211,36 @@ type sizeResult struct {
 	conftestOverFlipflop []float64
 	rules                map[string]int // flipflop's findings by rule (last run)
 	goBench              *goBench
+	// evalsPerObject is the policies' expression evaluations per object
+	// (OPA's profiler; evaluator.EvaluationBudget holds it at 2k); 0 when not
+	// measured (over maxProfiled objects).
+	evalsPerObject float64
+}
+
+// maxProfiled is the largest estate whose evaluations are counted: the
+// profiler roughly triples an evaluation's time.
+const maxProfiled = 10000
+
+// evaluationsPerObject counts the policies' evaluations over the estate's
+// objects with OPA's profiler (exact: the figure TestEvaluationBudget holds).
+func evaluationsPerObject(files []estate.File) (float64, error) {
+	var objs []evaluator.Object
+	for _, f := range files {
+		o, errs := loader.LoadBytes(f.Path, f.Content)
+		if len(errs) > 0 {
+			return 0, fmt.Errorf("%s: %s", errs[0].Path, errs[0].Message)
+		}
+		objs = append(objs, o...)
+	}
+	e, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		return 0, err
+	}
+	n, err := e.Evaluations(context.Background(), objs)
+	if err != nil {
+		return 0, err
+	}
+	return float64(n) / float64(len(objs)), nil
 }
 
 type goBench struct {
@@ -275,6 +307,11 @@ func run(c config) (*report, error) {
 		s := &sizeResult{objects: n, stats: st, dir: dir, cells: map[string]*cell{}}
 		for _, r := range processRows {
 			s.cells[r] = &cell{}
+		}
+		if n <= maxProfiled {
+			if s.evalsPerObject, err = evaluationsPerObject(files); err != nil {
+				return nil, err
+			}
 		}
 		rep.sizes = append(rep.sizes, s)
 		fmt.Fprintf(os.Stderr, "bench: estate %d: %d objects in %d files (%.1f MB)\n", n, st.Objects, st.Files, float64(st.Bytes)/1e6)
@@ -911,6 +948,12 @@ func (r *report) markdown(c config) string {
 	})
 	line("files, size", func(s *sizeResult) string {
 		return fmt.Sprintf("%d, %.1f MB", s.stats.Files, float64(s.stats.Bytes)/1e6)
+	})
+	line("policy evaluations per object (budget "+strconv.Itoa(evaluator.EvaluationBudget)+" at 2k)", func(s *sizeResult) string {
+		if s.evalsPerObject == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.0f", s.evalsPerObject)
 	})
 	line("1. `flipflop check -o json` end to end", func(s *sizeResult) string { return wallCell(s.cells[rowFlipflop]) })
 	line("&nbsp;&nbsp;&nbsp;peak RSS", func(s *sizeResult) string { return rssCell(s.cells[rowFlipflop]) })

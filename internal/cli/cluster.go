@@ -23,11 +23,12 @@ type clusterFlags struct {
 	allNamespaces bool
 	timeout       time.Duration
 	chunkSize     int64
+	maxResponse   int64
 	fs            *pflag.FlagSet
 }
 
 // clusterOnly are the flags that mean nothing without --cluster.
-var clusterOnly = []string{"kubeconfig", "context", "namespace", "all-namespaces", "request-timeout", "chunk-size"}
+var clusterOnly = []string{"kubeconfig", "context", "namespace", "all-namespaces", "request-timeout", "chunk-size", "max-response-size"}
 
 func (c *clusterFlags) register(fs *pflag.FlagSet) {
 	c.fs = fs
@@ -38,6 +39,7 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&c.allNamespaces, "all-namespaces", "A", false, "read Kargo objects from every namespace (the default without -n), and Applications and ApplicationSets from every namespace too")
 	fs.DurationVar(&c.timeout, "request-timeout", 30*time.Second, "time limit of each request to the API server (0: none)")
 	fs.Int64Var(&c.chunkSize, "chunk-size", cluster.DefaultChunkSize, "objects per list request (pages are read until the end; 0: one request)")
+	fs.Int64Var(&c.maxResponse, "max-response-size", cluster.DefaultMaxResponseBytes, "largest response of the API server read, in bytes after decompression; a longer one is reported as an error (lower --chunk-size for smaller pages)")
 }
 
 func (c *clusterFlags) enabled() bool { return c.on }
@@ -64,6 +66,9 @@ func (c *clusterFlags) validate() error {
 	}
 	if c.chunkSize < 0 {
 		return usagef("--chunk-size must not be negative")
+	}
+	if c.maxResponse <= 0 {
+		return usagef("--max-response-size must be positive")
 	}
 	return nil
 }
@@ -99,6 +104,7 @@ func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []ev
 		ArgoCDNamespaces: nss,
 		AllNamespaces:    c.allNamespaces,
 		ChunkSize:        c.chunkSize,
+		MaxResponseBytes: c.maxResponse,
 	})
 	first := ""
 	if len(nss) > 0 {

@@ -152,7 +152,7 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Err, "%s: wrote %s: %s\n", programName(), nounCount(len(written), "file"), strings.Join(written, ", "))
+	fmt.Fprintf(stdio.Err, "%s: wrote %s: %s\n", programName(), nounCount(len(written), "file"), safetext.Text(strings.Join(written, ", ")))
 	return recheck(ctx, &in, l.ev, paths, stdio)
 }
 
@@ -177,7 +177,7 @@ func applyNote(w io.Writer, patch *fix.Patch) {
 		if rel, err := filepath.Rel(wd, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			fmt.Fprintf(w, "note: the diff's paths start at the top of the Git work tree (%s) and %s lies outside this directory: "+
 				"git apply run here would skip it. Apply with: ... | git -C \"$(git rev-parse --show-toplevel)\" apply, or run fix with --apply.\n",
-				filepath.ToSlash(top), f.Path)
+				safetext.Text(filepath.ToSlash(top)), safetext.Text(f.Path))
 			return
 		}
 	}

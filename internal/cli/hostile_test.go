@@ -14,13 +14,14 @@ import (
 )
 
 // hostileEstate is examples/contradiction beside testdata/hostile/names.yaml
-// (a Stage and Applications whose names carry terminal escapes, workflow
-// commands and bidi controls, joining the contradiction), plus a file whose
+// (a Stage and Applications whose names carry terminal escapes, the log
+// commands of GitHub Actions, Azure Pipelines, TeamCity, GitLab CI and
+// Buildkite, and bidi controls, joining the contradiction), plus a file whose
 // name carries them too and does not parse.
 func hostileEstate(t *testing.T) []string {
 	t.Helper()
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad\n::error file=x::forged\x1b]52;c;aGk=\x07\u202e.yaml")
+	bad := filepath.Join(dir, "bad\n::error file=x::forged\x1b]52;c;aGk=\x07\u202e ##vso[task.setvariable variable=x]y ##teamcity[message text='x'] section_start:1:x\n--- x.yaml")
 	if err := os.WriteFile(bad, []byte("apiVersion: v1\nkind: [\n"), 0o644); err != nil {
 		t.Skipf("this file system refuses hostile file names: %v", err)
 	}
@@ -28,8 +29,8 @@ func hostileEstate(t *testing.T) []string {
 }
 
 // assertSafe fails when out, with its own line breaks taken out, still holds
-// a character safetext escapes (a control or format character, a workflow
-// command marker).
+// a character safetext escapes (a control or format character, a log command
+// marker of a CI system).
 func assertSafe(t *testing.T, what, out string) {
 	t.Helper()
 	for i, line := range strings.Split(out, "\n") {
@@ -82,6 +83,14 @@ func TestHostileNamesEscapedEverywhere(t *testing.T) {
 			if !strings.Contains(stdout, `Stage       acme/"evil\n\x3a:error file=README.md`) {
 				t.Errorf("the hostile Stage is not shown quoted and escaped:\n%s", stdout)
 			}
+			for _, want := range []string{
+				`##vso\x5btask.setvariable variable=x]y ##teamcity\x5bmessage text='x'] section_start\x3a1:x\n\x2d-- x\n\x2b++ y\n\x5e^^ \x2b++\n\x7e~~ z`,
+				`ghost ##vso\x5btask.complete result=Failed] ##teamcity\x5bbuildStatus text='ok']`,
+			} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("check -o text does not show %s:\n%s", want, stdout)
+				}
+			}
 		case "github":
 			// Each line is one workflow command of ours, or the summary.
 			command := regexp.MustCompile(`^::(error|warning|notice)( [^:]*)?::(.*)$`)
@@ -106,7 +115,26 @@ func TestHostileNamesEscapedEverywhere(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatal(err)
 			}
-			walkStrings(doc, func(s string) { assertSafe(t, "a SARIF string", s) })
+			// The rules' descriptions (tool.driver.rules) are the bundle's
+			// own text, with YAML examples ("---" lines); everything else may
+			// quote input. An artifact URI is percent-encoded (no control
+			// character, white space, '#' or '[' stays raw), so the only
+			// marker it can hold is GitLab's "section_start:", which does
+			// nothing without the CR and ESC[0K that became %0D%1B.
+			runs, _ := doc.(map[string]any)["runs"].([]any)
+			for _, run := range runs {
+				for k, v := range run.(map[string]any) {
+					if k == "tool" {
+						continue
+					}
+					walkStrings(v, func(key, s string) {
+						if key == "uri" {
+							s = strings.NewReplacer("section_start:", "", "section_end:", "").Replace(s)
+						}
+						assertSafe(t, "SARIF "+key, s)
+					})
+				}
+			}
 		}
 	}
 
@@ -133,18 +161,64 @@ func TestHostileNamesEscapedEverywhere(t *testing.T) {
 	}
 }
 
-func walkStrings(v any, f func(string)) {
+// walkStrings calls f with every string of a decoded JSON value, object keys
+// included, and the name of the member it is in ("" for a key, and for a
+// string outside any object).
+func walkStrings(v any, f func(key, s string)) {
+	walk(v, "", f)
+}
+
+func walk(v any, key string, f func(key, s string)) {
 	switch x := v.(type) {
 	case string:
-		f(x)
+		f(key, x)
 	case []any:
 		for _, e := range x {
-			walkStrings(e, f)
+			walk(e, key, f)
 		}
 	case map[string]any:
 		for k, e := range x {
-			f(k)
-			walkStrings(e, f)
+			f("", k)
+			walk(e, k, f)
+		}
+	}
+}
+
+// fix names the files it patches on standard error (where the diff would
+// apply, what --apply wrote): a file name that carries log commands and
+// control characters is printed escaped there. (The diff on standard output
+// is a patch: its headers name the files as git does.)
+func TestFixEscapesHostileFileNames(t *testing.T) {
+	dir := t.TempDir()
+	kargo := "gitops/##vso[task.setvariable variable=x]y --- a\x1b[2J.yaml"
+	argocd := "gitops/section_start:1:x ##teamcity[message text='m'].yaml"
+	writeFiles(t, dir, map[string]string{kargo: readExample(t, "kargo.yaml"), argocd: readExample(t, "argocd.yaml")})
+	// The top of a work tree, and a directory under it to run in: the note
+	// on where to apply the diff names a file outside it.
+	for _, d := range []string{".git", "sub"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chdir(t, filepath.Join(dir, "sub"))
+
+	_, stderr, code := run(t, "", "fix", "--way", "stage-branches", "..")
+	if code != ExitOK || !strings.Contains(stderr, "lies outside this directory") {
+		t.Fatalf("exit %d; no note on where to apply the diff:\n%s", code, stderr)
+	}
+	assertSafe(t, "stderr of fix --way", stderr)
+	if !strings.Contains(stderr, `##teamcity\x5bmessage text='m'].yaml lies outside`) && !strings.Contains(stderr, `##vso\x5btask.setvariable variable=x]y \x2d-- a\x1b[2J.yaml lies outside`) {
+		t.Errorf("the note does not name the file escaped:\n%s", stderr)
+	}
+
+	_, stderr, code = run(t, "", "fix", "--way", "stage-branches", "--apply", "..")
+	if code != ExitOK {
+		t.Fatalf("--apply: exit %d\n%s", code, stderr)
+	}
+	assertSafe(t, "stderr of fix --apply", stderr)
+	for _, want := range []string{`../gitops/##vso\x5btask.setvariable variable=x]y \x2d-- a\x1b[2J.yaml`, `../gitops/section_start\x3a1:x ##teamcity\x5bmessage text='m'].yaml`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--apply does not name %s:\n%s", want, stderr)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringArrayVar(&in.helm.SetString, "set-string", nil, "a Helm string value for every chart rendered: key=value as helm --set-string (repeatable)")
 	fs.StringVar(&in.helm.ReleaseName, "release-name", "", "the Helm release name (.Release.Name) charts are rendered with (default: the chart's name)")
 	fs.StringVar(&in.helm.Namespace, "release-namespace", "", "the Helm release namespace (.Release.Namespace) charts are rendered with (default: default)")
-	fs.DurationVar(&in.renderTimeout, "render-timeout", render.DefaultTimeout, "time limit for rendering one chart or kustomization")
+	fs.DurationVar(&in.renderTimeout, "render-timeout", render.DefaultTimeout, "time limit for all rendering in the run, every chart and kustomization together (each worker also gets what is left as a CPU-time limit)")
 	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
 	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+loader.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")

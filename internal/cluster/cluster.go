@@ -3,16 +3,20 @@
 // PromotionTasks, ClusterPromotionTasks, Warehouses and Projects. It only ever
 // gets and lists those kinds (never Secrets or anything else), in pages, and
 // turns whatever it cannot read into evaluator.LoadError values that say what
-// is missing from the result; everything that was read is still returned.
+// is missing from the result; everything that was read is still returned. The
+// API server is not trusted either: lists are bounded in pages, and every
+// response body in bytes after decompression (Options.MaxResponseBytes).
 package cluster
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +24,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
@@ -86,6 +91,11 @@ type Options struct {
 	// that goes on longer, or whose server hands back a continue token it gave
 	// before, is stopped and reported as a load error.
 	MaxPages int
+	// MaxResponseBytes bounds every response body of the API server, in
+	// bytes after decompression; 0 means DefaultMaxResponseBytes. A longer
+	// response is cut there and reported as a load error naming what it was
+	// for; the other resources are still read.
+	MaxResponseBytes int64
 }
 
 // DefaultMaxPages is the most pages one list may take: 10,000 pages of
@@ -144,6 +154,13 @@ const concurrency = 4
 func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Object, []evaluator.LoadError) {
 	label := opts.label()
 	red := newRedactor(cfg)
+	cfg = rest.CopyConfig(cfg)
+	maxBytes := opts.maxResponseBytes()
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, maxBytes: maxBytes} })
+	// client-go logs what it cannot read (a body cut at the bound, a
+	// connection lost mid-body) to standard error on its own, raw; every
+	// such error is reported here as a load error instead.
+	ctx = klog.NewContext(ctx, logr.Discard())
 	fail := func(what string, msg string) []evaluator.LoadError {
 		return []evaluator.LoadError{{Path: label + what, Message: red.clean(msg)}}
 	}
@@ -163,6 +180,10 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 	for _, gv := range groupVersions() {
 		list, err := disc.ServerResourcesForGroupVersion(gv.String())
 		if err != nil {
+			if p := guardProblem(err); p != "" {
+				errs = append(errs, evaluator.LoadError{Path: label + ": " + gv.String(), Message: red.clean("API discovery failed: " + p + "; " + kindsOf(gv) + " were not read: findings that involve them may be missing")})
+				continue
+			}
 			if fatal := connectionProblem(err, cfg.Host); fatal != "" {
 				return nil, fail("", fatal+nothingRead)
 			}

@@ -31,6 +31,7 @@ func connectionProblem(err error, host string) string {
 // describe says what a failed task means for the result.
 func describe(t task, res result, host string) string {
 	var what string
+	var tooLarge *ResponseTooLargeError
 	err := res.err
 	switch {
 	case apierrors.IsForbidden(err):
@@ -55,6 +56,11 @@ func describe(t task, res result, host string) string {
 		what = "interrupted"
 	case errors.As(err, new(*pagingError)):
 		what = err.Error()
+	case guardProblem(err) != "":
+		what = guardProblem(err)
+		if errors.As(err, &tooLarge) && t.name == "" {
+			what += "; read the list in smaller pages with a smaller --chunk-size"
+		}
 	default:
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
@@ -73,6 +79,20 @@ func describe(t task, res result, host string) string {
 			what, res.pages, len(res.items), kinds, where)
 	}
 	return fmt.Sprintf("%s; %s%s were not read: findings that involve them may be missing", what, kinds, where)
+}
+
+// guardProblem describes an error of the guard round tripper (a response
+// longer than the bound, a redirect to another origin), or returns "".
+func guardProblem(err error) string {
+	var tooLarge *ResponseTooLargeError
+	var redirect *RedirectError
+	switch {
+	case errors.As(err, &tooLarge):
+		return tooLarge.Error() + " (--max-response-size)"
+	case errors.As(err, &redirect):
+		return redirect.Error()
+	}
+	return ""
 }
 
 func statusMessage(err error) string {

@@ -10,9 +10,11 @@ import (
 )
 
 // Names, revisions and Kargo's messages come from the cluster and the files:
-// the text rendering prints every one of them escaped.
+// the text rendering prints every one of them escaped, log commands of every
+// CI system included.
 func TestTextEscapesHostileValues(t *testing.T) {
-	evil := "evil\n::error file=x::forged\x1b]52;c;aGk=\x07\u202e##[add-mask]y\u200b"
+	evil := "evil\n::error file=x::forged\x1b]52;c;aGk=\x07\u202e##[add-mask]y\u200b ##vso[task.setvariable variable=x]y " +
+		"##teamcity[message text='x'] section_start:1:x\n--- x\n+++ y\n^^^ +++\n~~~ z"
 	rep := &Report{
 		Diagnoses: []Diagnosis{{
 			Stage:         "acme/" + evil,
@@ -26,7 +28,7 @@ func TestTextEscapesHostileValues(t *testing.T) {
 			HeadHeldBy:    []string{"acme/" + evil},
 			Stages:        []StageState{{Stage: "acme/" + evil, Health: "Unhealthy" + evil, Desired: []AppRevision{{Application: "argocd/" + evil, Revision: evil}}}},
 			Issues:        []string{"Application \"" + evil + "\" does not match\n::stop-commands::x"},
-			Promotion:     evil,
+			Promotion:     "--- " + evil,
 			Remediation:   "Use stage branches.",
 		}},
 		Errors: []evaluator.LoadError{{Path: "cluster:" + evil, Message: "forbidden " + evil}},

@@ -15,15 +15,16 @@
 //     matches any number of directories: **/x, x/** (everything inside x) and
 //     a/**/b.
 //
-// Matching costs O(pattern segments × path segments) per pattern (no
-// backtracking), so a hostile pattern or a deep tree cannot make it blow up.
+// Pattern.Match costs O(pattern segments × path segments) (no backtracking),
+// so a hostile pattern or a deep tree cannot make it blow up. A Set, which
+// decides the paths of a directory walk, does better: each directory entered
+// advances each pattern by one segment, so a path costs the same at any depth.
 package ignore
 
 import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -38,7 +39,11 @@ type Pattern struct {
 	negate   bool
 	dirOnly  bool
 	anchored bool
-	segments []string // "**" or a path.Match pattern of one segment
+	segments []string    // "**" or a path.Match pattern of one segment
+	filters  []segFilter // one per segment
+	// stars has bit i set when segment i is **, afterStar bit i+1: the
+	// position sets of Set's matcher, one bit per position 0..len(segments).
+	stars, afterStar []uint64
 }
 
 // Parse parses one pattern. An empty pattern or a comment returns nil, nil.
@@ -88,7 +93,52 @@ func Parse(text, source string) (*Pattern, error) {
 	if !p.anchored && p.segments[0] != "**" {
 		p.segments = append([]string{"**"}, p.segments...)
 	}
+	words := len(p.segments)/64 + 1
+	p.stars, p.afterStar = make([]uint64, words), make([]uint64, words)
+	for i, seg := range p.segments {
+		p.filters = append(p.filters, newSegFilter(seg))
+		if seg == "**" {
+			p.stars[i/64] |= 1 << (i % 64)
+			p.afterStar[(i+1)/64] |= 1 << ((i + 1) % 64)
+		}
+	}
 	return p, nil
+}
+
+// segFilter is what a name needs to match one pattern segment, read once
+// from the segment: the segment is a literal name, or the name starts with
+// prefix (the text before the first wildcard) and ends with suffix (the text
+// after the last *, when nothing after it is a wildcard) before path.Match,
+// which reads the whole segment each time (also to reject it), is asked.
+type segFilter struct {
+	literal        bool
+	prefix, suffix string
+}
+
+func newSegFilter(seg string) segFilter {
+	i := strings.IndexAny(seg, `*?[\`)
+	if i < 0 {
+		return segFilter{literal: true}
+	}
+	f := segFilter{prefix: seg[:i]}
+	if !strings.ContainsAny(seg, `[\`) { // every * is a star
+		if j := strings.LastIndexByte(seg, '*'); j >= 0 && !strings.Contains(seg[j+1:], "?") {
+			f.suffix = seg[j+1:]
+		}
+	}
+	return f
+}
+
+// match matches name against seg, the segment f was read from.
+func (f *segFilter) match(seg, name string) bool {
+	if f.literal {
+		return seg == name
+	}
+	if len(name) < len(f.prefix)+len(f.suffix) || !strings.HasPrefix(name, f.prefix) || !strings.HasSuffix(name, f.suffix) {
+		return false
+	}
+	ok, _ := path.Match(seg, name)
+	return ok
 }
 
 // Negate reports whether the pattern re-includes paths (written with !).
@@ -217,116 +267,4 @@ func ParseLines(text, source string) ([]*Pattern, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// Set holds patterns with the directories they are relative to, and decides
-// which paths are excluded: the last pattern that matches a path wins, in the
-// order of precedence from lowest to highest: those of per-directory ignore
-// files (shallower directories first), then those added with Add (the command
-// line and the configuration file), in the order added.
-type Set struct {
-	last []rule
-	dirs map[string][]*Pattern // ignore files' patterns by absolute directory
-}
-
-type rule struct {
-	base string // absolute, cleaned
-	p    *Pattern
-}
-
-// Add adds patterns relative to directory base (absolute) with the highest
-// precedence.
-func (s *Set) Add(base string, ps ...*Pattern) {
-	for _, p := range ps {
-		s.last = append(s.last, rule{base, p})
-	}
-}
-
-// AddDir adds the patterns of the ignore file of directory dir (absolute).
-func (s *Set) AddDir(dir string, ps ...*Pattern) {
-	if s.dirs == nil {
-		s.dirs = map[string][]*Pattern{}
-	}
-	s.dirs[dir] = append(s.dirs[dir], ps...)
-}
-
-// Empty reports whether the set holds no pattern.
-func (s *Set) Empty() bool { return s == nil || len(s.last)+len(s.dirs) == 0 }
-
-// Decide returns the pattern that decides path abs (absolute, cleaned; dir:
-// a directory) and whether it excludes it. Parent directories are not
-// considered: a walk that does not descend into excluded directories needs
-// only this.
-func (s *Set) Decide(abs string, dir bool) (*Pattern, bool) {
-	if s.Empty() {
-		return nil, false
-	}
-	var m *Pattern
-	try := func(base string, p *Pattern) {
-		if rel, ok := within(base, abs); ok && p.Match(rel, dir) {
-			m = p
-		}
-	}
-	if len(s.dirs) > 0 {
-		for _, a := range ancestors(abs) {
-			for _, p := range s.dirs[a] {
-				try(a, p)
-			}
-		}
-	}
-	for _, r := range s.last {
-		try(r.base, r.p)
-	}
-	return m, m != nil && !m.negate
-}
-
-// Excluded is Decide for a path whose parent directories were not decided
-// yet (a path given by the user): a path inside an excluded directory is
-// excluded by that directory's pattern.
-func (s *Set) Excluded(abs string, dir bool) (*Pattern, bool) {
-	if s.Empty() {
-		return nil, false
-	}
-	for _, a := range ancestors(abs) {
-		if p, ex := s.Decide(a, true); ex {
-			return p, true
-		}
-	}
-	return s.Decide(abs, dir)
-}
-
-// within returns abs relative to base, slash-separated, when abs lies under
-// base (not base itself).
-func within(base, abs string) (string, bool) {
-	sep := string(filepath.Separator)
-	prefix := base
-	if !strings.HasSuffix(prefix, sep) {
-		prefix += sep
-	}
-	rest, ok := strings.CutPrefix(abs, prefix)
-	if !ok || rest == "" {
-		return "", false
-	}
-	return strings.ReplaceAll(rest, sep, "/"), true
-}
-
-// ancestors lists the directories that hold abs, outermost first.
-func ancestors(abs string) []string {
-	var out []string
-	for d := parentDir(abs); d != ""; d = parentDir(d) {
-		out = append(out, d)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out
-}
-
-// parentDir is the directory holding p, or "" at the root.
-func parentDir(p string) string {
-	d := filepath.Dir(p)
-	if d == p {
-		return ""
-	}
-	return d
 }

@@ -31,20 +31,75 @@ type Root struct {
 // than MaxFile, and reads beyond a total Budget. It records the files read.
 // It implements kustomize's filesys.FileSystem.
 type Confined struct {
-	Roots   []Root
-	MaxFile int64
+	Roots []Root
+	// Excluded are the paths the run excludes (--exclude, .flipflop.yaml,
+	// .flipflopignore): a render never reads them, and one that needs them
+	// fails naming the path and the pattern.
+	Excluded []Excluded
+	MaxFile  int64
 	// Budget is the total number of bytes all reads may return; reading the same
 	// file again counts again (a kustomization that reads one base through many
 	// paths pays for each).
 	Budget int64
 
 	mu       sync.Mutex
+	excluded map[string]Excluded // Excluded by real path, built on first use
 	spent    int64
 	read     map[string][]byte // real path -> content, of the files read
 	override map[string][]byte // real path -> content served instead of the file's
 }
 
 var _ filesys.FileSystem = (*Confined)(nil)
+
+// Excluded is a path the run excludes, resolved.
+type Excluded struct {
+	// Real is the absolute path with symbolic links resolved; a directory
+	// excludes everything under it.
+	Real string `json:"real"`
+	// Dir is set for a directory.
+	Dir bool `json:"dir,omitempty"`
+	// Pattern and Source say which pattern excluded it, and where it was written.
+	Pattern string `json:"pattern"`
+	Source  string `json:"source"`
+}
+
+// errExcluded says a render needed a path the run excludes.
+type errExcluded struct {
+	path string
+	ex   Excluded
+}
+
+func (e *errExcluded) Error() string {
+	return fmt.Sprintf("%s is excluded (pattern %q from %s), and this render needs it: flipflop never reads an excluded path; stop excluding it, or exclude what reads it too", e.path, e.ex.Pattern, e.ex.Source)
+}
+
+// excludedBy returns the exclusion that covers real, if any: real itself, or
+// the nearest excluded directory above it (a look-up per path component, not a
+// scan of every exclusion).
+func (c *Confined) excludedBy(real string) (Excluded, bool) {
+	if len(c.Excluded) == 0 {
+		return Excluded{}, false
+	}
+	c.mu.Lock()
+	if c.excluded == nil {
+		c.excluded = make(map[string]Excluded, len(c.Excluded))
+		for _, e := range c.Excluded {
+			c.excluded[filepath.Clean(e.Real)] = e
+		}
+	}
+	c.mu.Unlock()
+	if e, ok := c.excluded[real]; ok {
+		return e, true
+	}
+	for d := filepath.Dir(real); ; d = filepath.Dir(d) {
+		if e, ok := c.excluded[d]; ok && e.Dir {
+			return e, true
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return Excluded{}, false
+		}
+	}
+}
 
 // errOutside says a path leaves the roots.
 type errOutside struct{ path string }
@@ -54,9 +109,26 @@ func (e *errOutside) Error() string {
 }
 
 // resolve returns the real path of p (absolute, symbolic links resolved) when
-// it lies inside a root. A path that does not exist is resolved through its
-// longest existing parent.
+// it lies inside a root and the run does not exclude it. A path that does not
+// exist is resolved through its longest existing parent.
 func (c *Confined) resolve(p string) (string, error) {
+	real, err := c.resolveInside(p)
+	if err != nil {
+		return "", err
+	}
+	return real, c.checkExcluded(real)
+}
+
+// checkExcluded fails for a real path the run excludes.
+func (c *Confined) checkExcluded(real string) error {
+	if e, ok := c.excludedBy(real); ok {
+		return &errExcluded{path: c.Show(real), ex: e}
+	}
+	return nil
+}
+
+// resolveInside is resolve without the exclusion check.
+func (c *Confined) resolveInside(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
@@ -71,7 +143,7 @@ func (c *Confined) resolve(p string) (string, error) {
 		if parent == abs {
 			return "", err
 		}
-		rp, perr := c.resolve(parent)
+		rp, perr := c.resolveInside(parent)
 		if perr != nil {
 			return "", perr
 		}

@@ -21,6 +21,8 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/ignore"
 	"helm.sh/helm/v4/pkg/strvals"
+
+	flloader "github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // HelmOptions are the values and release a chart is rendered with, as
@@ -141,16 +143,25 @@ func renderHelm(ctx context.Context, c *Confined, dir string, opts HelmOptions, 
 		rel := strings.TrimPrefix(name, ch.Name()+"/")
 		file := shownDir + "/" + rel
 		starts := documentLines(sources[name], text)
+		if err := out.grow(len(text)); err != nil {
+			out.fail(shownDir, 0, err.Error())
+			return
+		}
 		for i, doc := range splitDocuments(text) {
 			line := 0
 			if i < len(starts) {
 				line = starts[i]
 			}
+			if !out.allKinds {
+				// Decoded here, inside the worker's limits: a document of a
+				// kind no rule reads is dropped and counted, never sent.
+				objs, errs, skipped := flloader.LoadBytesFiltered(file, []byte(doc.text))
+				if len(objs) == 0 && len(errs) == 0 {
+					out.Skipped += skipped
+					continue
+				}
+			}
 			out.Documents = append(out.Documents, document{File: file, Line: line, Text: doc.text, Rendered: true})
-		}
-		if err := out.grow(len(text)); err != nil {
-			out.fail(shownDir, 0, err.Error())
-			return
 		}
 	}
 }
@@ -182,7 +193,7 @@ func chartFiles(c *Confined, dir string) ([]*archive.BufferedFile, error) {
 		for _, name := range names {
 			p := filepath.Join(d, name)
 			n := path.Join(rel, name)
-			real, err := c.resolve(p)
+			real, err := c.resolveInside(p)
 			if err != nil {
 				return err // a link leaving the roots
 			}
@@ -191,7 +202,10 @@ func chartFiles(c *Confined, dir string) ([]*archive.BufferedFile, error) {
 				return err
 			}
 			if rules.Ignore(n, fi) {
-				continue
+				continue // Helm never reads it either
+			}
+			if err := c.checkExcluded(real); err != nil {
+				return err // Helm would render it: the chart needs it
 			}
 			if fi.IsDir() {
 				if err := walk(p, n, depth+1); err != nil {

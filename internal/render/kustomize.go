@@ -42,10 +42,12 @@ func renderKustomize(c *Confined, dir string, out *response) {
 		out.fail(c.Show(kfile), 0, err.Error())
 		return
 	}
-	if file, line, msg := prescan(c, dir); msg != "" {
+	file, line, msg, bases := prescan(c, dir)
+	if msg != "" {
 		out.fail(file, line, msg)
 		return
 	}
+	out.Bases = bases
 	data, err := c.ReadFile(kfile)
 	if err != nil {
 		out.fail(c.Show(real), 0, c.ShowAll(err.Error()))
@@ -68,6 +70,10 @@ func renderKustomize(c *Confined, dir string, out *response) {
 	}
 	lines := map[string][]evaluator.Object{}
 	for _, r := range m.Resources() {
+		if !out.allKinds && !evaluator.ReadKind(r.GetApiVersion(), r.GetKind()) {
+			out.Skipped++ // no rule reads it: never sent, never converted
+			continue
+		}
 		file, line := c.Show(real), 0
 		if o, err := r.GetOrigin(); err == nil && o != nil && o.Path != "" && o.Repo == "" {
 			src := filepath.Join(dir, filepath.FromSlash(o.Path))
@@ -167,9 +173,22 @@ func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string
 // prescan reads the kustomizations dir reaches, before kustomize runs, and
 // returns the file, line and message of the first reference flipflop must not
 // follow: a remote base or file (kustomize would clone or download it) or a
-// Helm chart (kustomize would run the helm binary).
-func prescan(c *Confined, dir string) (string, int, string) {
+// Helm chart (kustomize would run the helm binary). It also returns the
+// directories other than dir that kustomize builds as kustomizations (real
+// paths): those a resources, bases, components, generators, transformers or
+// validators entry names. A kustomization file read only as data (a
+// generator's file source, a patch path) is not one of them.
+func prescan(c *Confined, dir string) (file string, line int, msg string, bases []string) {
 	seen := map[string]bool{}
+	defer func() {
+		top, _ := c.resolve(dir)
+		for d := range seen {
+			if d != top && loader.KustomizationFile(d) != "" {
+				bases = append(bases, d)
+			}
+		}
+		slices.Sort(bases)
+	}()
 	var visit func(dir string) (string, int, string)
 	visit = func(dir string) (string, int, string) {
 		real, err := c.resolve(dir)
@@ -224,7 +243,8 @@ func prescan(c *Confined, dir string) (string, int, string) {
 		}
 		return "", 0, ""
 	}
-	return visit(dir)
+	file, line, msg = visit(dir)
+	return file, line, msg, nil
 }
 
 // dirRefs are the references kustomize may load as kustomizations (or clone).

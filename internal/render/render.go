@@ -3,13 +3,20 @@
 // Kustomize's own API). It implements loader.Renderer.
 //
 // Every byte is treated as hostile: each directory is rendered in a child
-// flipflop process (a "worker") with a deadline, a memory limit and a limit on
-// the rendered output, and with no environment (nothing to execute); the
-// worker reads only regular files inside the roots the user gave (symbolic
-// links leaving them are refused), never writes, never goes to the network
-// (remote kustomize bases and unvendored chart dependencies are input errors
-// naming them), runs no kustomize plugins or exec functions, no Helm
-// post-renderer, and Helm's `lookup` finds nothing (no cluster).
+// flipflop process (a "worker") with no environment (nothing to execute).
+// One budget bounds all rendering of a run: the time (a wall-clock deadline
+// for all renders together, and the same as a CPU-time limit the kernel
+// enforces on each worker), and the memory (one worker at a time, limited by
+// the kernel's RLIMIT_DATA and by a watchdog). A worker dies with its parent.
+// The worker reads only regular files inside the roots the user gave
+// (symbolic links leaving them are refused) and never a path the run
+// excludes, never writes, and cannot reach any network: on Linux it starts in
+// a network namespace of its own with no usable interface, and everywhere its
+// HTTP client and resolver refuse every request (remote kustomize bases and
+// unvendored chart dependencies are input errors naming them). It runs no
+// kustomize plugins or exec functions, no Helm post-renderer, and Helm's
+// `lookup` finds nothing (no cluster). Documents of kinds no rule reads are
+// dropped in the worker, and messages are bounded.
 package render
 
 import (
@@ -22,15 +29,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
-// DefaultTimeout bounds the rendering of one directory.
-const DefaultTimeout = 30 * time.Second
+// DefaultTimeout bounds all the rendering of one run, every chart and
+// kustomization together.
+const DefaultTimeout = 60 * time.Second
 
 // Renderer renders charts and kustomizations in worker processes.
 type Renderer struct {
@@ -40,19 +51,60 @@ type Renderer struct {
 	// MaxFileSize bounds each file read and the rendered output of one
 	// directory; 0 means loader.DefaultMaxFileSize.
 	MaxFileSize int64
-	// Timeout bounds one directory's rendering; 0 means DefaultTimeout.
+	// Timeout bounds all rendering done through this Renderer, every
+	// directory together (the clock starts with the first render); 0 means
+	// DefaultTimeout. A directory whose turn comes after the budget is spent
+	// fails without being rendered.
 	Timeout time.Duration
 	// Helm holds the values and release charts are rendered with.
 	Helm HelmOptions
-	// Memory bounds one worker's heap, in bytes; 0 means 1 GiB or 16 times
-	// MaxFileSize, whichever is larger.
+	// Memory bounds the rendering's memory, in bytes: workers run one at a
+	// time, each limited to it; 0 means 1 GiB or 16 times MaxFileSize,
+	// whichever is larger.
 	Memory int64
 	// Executable is the flipflop binary run as the worker; empty means this
 	// process's own executable.
 	Executable string
+	// AllKinds keeps rendered objects of every kind (loader.Loader.AllKinds);
+	// by default the worker drops those no rule reads.
+	AllKinds bool
+	// NoNetworkNamespace starts workers in flipflop's own network namespace
+	// (their HTTP client and resolver still refuse every request). By default,
+	// on Linux, each worker gets a namespace of its own, and when the system
+	// refuses one, workers start without it.
+	NoNetworkNamespace bool
+
+	// Excluded are the paths the run excludes (SetExcluded).
+	excluded []Excluded
+
+	turn     sync.Mutex // one worker at a time: the memory budget is the run's
+	once     sync.Once
+	deadline time.Time
+	noNetns  atomic.Bool // the system refused a network namespace
+	netns    atomic.Int32
+	started  atomic.Int32 // workers started
+	peak     atomic.Int64 // the largest resident set of a worker, in bytes
+	onStart  func(pid int)
 }
 
-var _ loader.Renderer = (*Renderer)(nil)
+// Workers reports how many worker processes were started and the largest
+// resident set one of them reached, in bytes (0 where the system does not say).
+func (r *Renderer) Workers() (started int, peakBytes int64) {
+	return int(r.started.Load()), r.peak.Load()
+}
+
+// SetExcluded implements loader.ExcludingRenderer: no worker reads these paths.
+func (r *Renderer) SetExcluded(paths []loader.ExcludedPath) {
+	r.excluded = r.excluded[:0]
+	for _, p := range paths {
+		r.excluded = append(r.excluded, Excluded{Real: p.Real, Dir: p.Dir, Pattern: p.Pattern, Source: p.Source})
+	}
+}
+
+// Isolated reports how many workers ran in a network namespace of their own.
+func (r *Renderer) Isolated() int { return int(r.netns.Load()) }
+
+var _ loader.ExcludingRenderer = (*Renderer)(nil)
 
 // NewRoot returns the Root of a directory as the user named it.
 func NewRoot(dir string) (Root, error) {
@@ -103,12 +155,13 @@ func (r *Renderer) maxFile() int64 {
 	return loader.DefaultMaxFileSize
 }
 
-// Render renders one directory in a worker process.
+// Render renders one directory in a worker process, within what is left of
+// the run's budget.
 func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 	out := loader.Rendered{Root: evaluator.RenderedRoot{Path: sanitize(shown), Mode: mode}}
 	fail := func(file string, msg string) loader.Rendered {
 		out.Root.Failed = true
-		out.Errors = append(out.Errors, evaluator.LoadError{Path: sanitize(file), Message: sanitize(msg)})
+		out.Errors = append(out.Errors, evaluator.LoadError{Path: sanitize(bound(file)), Message: sanitize(bound(msg))})
 		return out
 	}
 	abs, err := filepath.Abs(dir)
@@ -125,6 +178,8 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 		Budget:    8 * maxFile,
 		Memory:    r.Memory,
 		Helm:      r.Helm,
+		Excluded:  r.excluded,
+		AllKinds:  r.AllKinds,
 	}
 	if req.Memory <= 0 {
 		req.Memory = max(1<<30, 16*maxFile)
@@ -138,22 +193,32 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 	if err != nil {
 		return fail(shown, err.Error())
 	}
-	out.Root.Chart = sanitize(resp.Chart)
+	out.Root.Chart = sanitize(bound(resp.Chart))
 	for _, v := range resp.Values {
-		out.Root.Values = append(out.Root.Values, sanitize(v))
+		out.Root.Values = append(out.Root.Values, sanitize(bound(v)))
 	}
 	out.Read = resp.Read
+	out.Bases = resp.Bases
+	out.Skipped = resp.Skipped
 	for _, e := range resp.Errors {
 		out.Root.Failed = true
-		out.Errors = append(out.Errors, evaluator.LoadError{Path: sanitize(e.Path), Line: e.Line, Message: sanitize(e.Message)})
+		out.Errors = append(out.Errors, evaluator.LoadError{Path: sanitize(bound(e.Path)), Line: e.Line, Message: sanitize(bound(e.Message))})
 	}
 	by := "kustomize " + out.Root.Path
 	if mode == evaluator.ModeHelm {
 		by = "helm chart " + out.Root.Path
 	}
 	for _, d := range resp.Documents {
-		file := sanitize(d.File)
-		objs, errs := loader.LoadBytes(file, []byte(d.Text))
+		file := sanitize(bound(d.File))
+		var objs []evaluator.Object
+		var errs []evaluator.LoadError
+		if r.AllKinds {
+			objs, errs = loader.LoadBytes(file, []byte(d.Text))
+		} else {
+			var skipped int
+			objs, errs, skipped = loader.LoadBytesFiltered(file, []byte(d.Text))
+			out.Skipped += skipped
+		}
 		for _, o := range objs {
 			o.Line = d.Line
 			o.Rendered = mode
@@ -161,7 +226,7 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 			out.Objects = append(out.Objects, o)
 		}
 		for _, e := range errs {
-			e.Message = sanitize(e.Message)
+			e.Message = sanitize(bound(e.Message))
 			what := "the kustomize output"
 			if d.Rendered {
 				what = "the rendered output of this template"
@@ -176,7 +241,19 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 	return out
 }
 
-// run starts a worker, hands it the request and reads its response.
+// remaining is what is left of the run's render budget; the clock starts
+// with the first call.
+func (r *Renderer) remaining() (time.Duration, time.Duration) {
+	total := r.Timeout
+	if total <= 0 {
+		total = DefaultTimeout
+	}
+	r.once.Do(func() { r.deadline = time.Now().Add(total) })
+	return time.Until(r.deadline), total
+}
+
+// run starts a worker, hands it the request and reads its response. Workers
+// run one at a time, within what is left of the run's time budget.
 func (r *Renderer) run(req request) (*response, error) {
 	exe := r.Executable
 	if exe == "" {
@@ -185,40 +262,78 @@ func (r *Renderer) run(req request) (*response, error) {
 			return nil, fmt.Errorf("cannot start the renderer: %v", err)
 		}
 	}
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	r.turn.Lock()
+	defer r.turn.Unlock()
+	left, total := r.remaining()
+	if left <= 0 {
+		return nil, fmt.Errorf("not rendered: the run's render budget (%s, --render-timeout, for all charts and kustomizations together) was spent before its turn", total)
 	}
+	// The kernel ends a worker that used its share of CPU time even if this
+	// process is gone; a second more than the wall-clock limit, so that the
+	// deadline below, with its clear message, comes first.
+	req.CPUSeconds = int64(left/time.Second) + 2
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), left)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = []string{workerEnv + "=1"}
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
+
+	// Pdeathsig is sent when the thread that started the worker ends: keep
+	// this goroutine on its thread until the worker is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := func(netns bool) (*exec.Cmd, io.ReadCloser, *bytes.Buffer, error) {
+		cmd := exec.CommandContext(ctx, exe)
+		cmd.Env = []string{workerEnv + "=1"}
+		cmd.Stdin = bytes.NewReader(body)
+		stderr := &bytes.Buffer{}
+		cmd.Stderr = &limitedWriter{w: stderr, n: 64 << 10}
+		sandbox(cmd, netns)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return cmd, stdout, stderr, cmd.Start()
 	}
-	if err := cmd.Start(); err != nil {
+	netns := !r.NoNetworkNamespace && !r.noNetns.Load()
+	cmd, stdout, stderr, err := start(netns)
+	if err != nil && netns && namespaceRefused(err) {
+		// The system does not let this user make a network namespace: the
+		// worker's own refusal of every request is what is left.
+		r.noNetns.Store(true)
+		netns = false
+		cmd, stdout, stderr, err = start(false)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("cannot start the renderer: %v", err)
+	}
+	r.started.Add(1)
+	if r.onStart != nil {
+		r.onStart(cmd.Process.Pid)
 	}
 	// The response holds the rendered output (at most MaxOutput bytes) and its
 	// JSON escaping; anything longer is cut off and fails to decode.
 	data, readErr := io.ReadAll(io.LimitReader(stdout, 4*req.MaxOutput+(1<<20)))
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
+	if rss := peakRSS(cmd.ProcessState); rss > 0 {
+		for {
+			old := r.peak.Load()
+			if rss <= old || r.peak.CompareAndSwap(old, rss) {
+				break
+			}
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("rendering took longer than %s (the limit, --render-timeout)", timeout)
+		return nil, fmt.Errorf("rendering did not finish within what was left of the run's render budget (%s of %s, --render-timeout, for all charts and kustomizations together)", left.Round(time.Millisecond), total)
 	case strings.Contains(stderr.String(), memoryExceeded):
 		return nil, fmt.Errorf("rendering used more than %d MiB of memory (the limit)", req.Memory>>20)
-	case strings.Contains(stderr.String(), "out of memory"):
+	case outOfMemory(stderr.String()):
 		return nil, fmt.Errorf("rendering ran out of memory (the limit is %d MiB)", req.Memory>>20)
+	case cpuKilled(waitErr):
+		return nil, fmt.Errorf("rendering was killed by the system: it used more CPU time than was left of the run's render budget (%s, --render-timeout), or the system ran out of memory", total)
 	case waitErr != nil:
 		var exit *exec.ExitError
 		msg := firstLine(stderr.String())
@@ -233,7 +348,22 @@ func (r *Renderer) run(req request) (*response, error) {
 	if err := json.Unmarshal(data, &resp); err != nil {
 		return nil, fmt.Errorf("rendering produced an unreadable response: %v", err)
 	}
+	if netns {
+		r.netns.Add(1)
+	}
 	return &resp, nil
+}
+
+// outOfMemory reports whether a worker's standard error says the kernel
+// refused it memory (RLIMIT_DATA): the Go runtime's own "out of memory", or a
+// thread it could not create for want of memory for its stack.
+func outOfMemory(stderr string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "failed to create new OS thread", "pthread_create failed"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

@@ -3,13 +3,17 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
@@ -46,7 +50,30 @@ type request struct {
 	Budget    int64       `json:"budget"`
 	Memory    int64       `json:"memory"`
 	Helm      HelmOptions `json:"helm"`
+	// CPUSeconds is the CPU time the kernel lets the worker use (RLIMIT_CPU):
+	// what is left of the run's render budget, so that a worker that outlives
+	// its parent still ends.
+	CPUSeconds int64 `json:"cpuSeconds,omitempty"`
+	// Excluded are the paths the run excludes: the worker never reads them.
+	Excluded []Excluded `json:"excluded,omitempty"`
+	// AllKinds keeps rendered documents of every kind; by default a document
+	// of a kind no rule reads is dropped in the worker (and counted), so the
+	// parent never converts it.
+	AllKinds bool `json:"allKinds,omitempty"`
 }
+
+// modeProbeNetwork is a request that renders nothing: the worker dials the
+// TCP address in Dir and reports what happened as an error. Tests use it to
+// check that a worker can reach no address.
+const modeProbeNetwork = "probe-network"
+
+// Bounds on what a worker reports: a render error is one line of at most
+// maxMessage bytes (a template can make an error message as large as its
+// output), and at most maxErrors of them are kept.
+const (
+	maxMessage = 2048
+	maxErrors  = 100
+)
 
 // document is one rendered object document and where it came from.
 type document struct {
@@ -66,13 +93,46 @@ type response struct {
 	Read      []string              `json:"read"`
 	Chart     string                `json:"chart,omitempty"`
 	Values    []string              `json:"values,omitempty"`
+	// Bases are the kustomization directories (real paths) the build read as
+	// kustomizations: bases, components, and generator or transformer
+	// directories. A kustomization only read as a file (generator data) is
+	// not among them.
+	Bases []string `json:"bases,omitempty"`
+	// Skipped counts the rendered objects of kinds no rule reads, dropped.
+	Skipped int `json:"skipped,omitempty"`
+	// NetNS names the worker's network namespace.
+	NetNS string `json:"netns,omitempty"`
 
 	size, maxOutput int64
+	allKinds        bool
+	cut             int // errors left out past maxErrors
 }
 
-// fail records an error; a message over several lines (Helm's) is put on one.
+// fail records an error; a message over several lines (Helm's) is put on one,
+// and bounded.
 func (r *response) fail(file string, line int, msg string) {
-	r.Errors = append(r.Errors, evaluator.LoadError{Path: file, Line: line, Message: strings.Join(strings.Fields(msg), " ")})
+	if len(r.Errors) >= maxErrors {
+		r.cut++
+		return
+	}
+	r.Errors = append(r.Errors, evaluator.LoadError{Path: bound(file), Line: line, Message: bound(strings.Join(strings.Fields(msg), " "))})
+}
+
+// bound cuts s to about maxMessage bytes, keeping its start and its end (a
+// nested error names its cause last), on character boundaries, and saying how
+// much was left out.
+func bound(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	head, tail := maxMessage/2, len(s)-maxMessage/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s ... (%d bytes not shown) ... %s", s[:head], tail-head, s[tail:])
 }
 
 // grow counts rendered bytes against the output limit.
@@ -91,6 +151,13 @@ func workerMain(in io.Reader, out io.Writer) int {
 		fmt.Fprintln(os.Stderr, "flipflop-render: bad request:", err)
 		return 2
 	}
+	// The limits come first, before anything of the input is read.
+	if err := limitSelf(req.Memory, req.CPUSeconds); err != nil {
+		fmt.Fprintln(os.Stderr, "flipflop-render: cannot set the limits:", err)
+		return 2
+	}
+	offline()
+	watchParent()
 	limitMemory(req.Memory)
 	resp := serve(req)
 	if err := json.NewEncoder(out).Encode(resp); err != nil {
@@ -102,20 +169,25 @@ func workerMain(in io.Reader, out io.Writer) int {
 
 // serve renders one request; a panic in a renderer is an error of the request.
 func serve(req request) (resp *response) {
-	resp = &response{maxOutput: req.MaxOutput}
-	c := &Confined{Roots: req.Roots, MaxFile: req.MaxFile, Budget: req.Budget}
+	resp = &response{maxOutput: req.MaxOutput, allKinds: req.AllKinds, NetNS: netnsID()}
+	c := &Confined{Roots: req.Roots, Excluded: req.Excluded, MaxFile: req.MaxFile, Budget: req.Budget}
 	defer func() {
 		if r := recover(); r != nil {
 			resp.Documents = nil
 			resp.fail(c.Show(req.Dir), 0, fmt.Sprintf("rendering failed: %v", r))
 		}
 		resp.Read = c.Read()
+		if resp.cut > 0 {
+			resp.Errors = append(resp.Errors, evaluator.LoadError{Path: bound(c.Show(req.Dir)), Message: fmt.Sprintf("%d more errors not shown", resp.cut)})
+		}
 	}()
 	switch req.Mode {
 	case evaluator.ModeHelm:
 		renderHelm(context.Background(), c, req.Dir, req.Helm, resp)
 	case evaluator.ModeKustomize:
 		renderKustomize(c, req.Dir, resp)
+	case modeProbeNetwork:
+		probeNetwork(req.Dir, resp)
 	default:
 		resp.fail(c.Show(req.Dir), 0, "unknown render mode "+req.Mode)
 	}
@@ -123,6 +195,61 @@ func serve(req request) (resp *response) {
 		resp.Documents = nil
 	}
 	return resp
+}
+
+// errOffline is what every network access of a worker gets.
+var errOffline = errors.New("flipflop renders offline: no network access is made")
+
+// refuseTransport is the worker's HTTP transport: it refuses every request.
+type refuseTransport struct{}
+
+func (refuseTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	return nil, errOffline
+}
+
+// offline takes the network away from the worker's own code: kustomize
+// fetches a URL through an http.Client using http.DefaultTransport, and Helm
+// resolves names through net.DefaultResolver; both now refuse. It is the
+// inner wall: on Linux the worker also starts in a network namespace with no
+// usable interface (sandbox), which stops any other way out.
+func offline() {
+	http.DefaultTransport = refuseTransport{}
+	http.DefaultClient = &http.Client{Transport: refuseTransport{}}
+	net.DefaultResolver = &net.Resolver{
+		PreferGo: true,
+		Dial: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errOffline
+		},
+	}
+}
+
+// probeNetwork dials addr (modeProbeNetwork) and reports the outcome.
+func probeNetwork(addr string, resp *response) {
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).Dial("tcp", addr)
+	if err != nil {
+		resp.fail(addr, 0, "dial: "+err.Error())
+		return
+	}
+	_ = conn.Close()
+	resp.fail(addr, 0, "dial: connected")
+}
+
+// watchParent ends the worker as soon as its parent is gone (the kernel
+// also kills it on Linux, see sandbox; this covers other systems and a
+// parent thread that ended): a render must never outlive the run.
+func watchParent() {
+	parent := os.Getppid()
+	go func() {
+		for {
+			time.Sleep(100 * time.Millisecond)
+			if os.Getppid() != parent {
+				os.Exit(5)
+			}
+		}
+	}()
 }
 
 // limitMemory caps the worker's memory: a soft limit that makes the garbage

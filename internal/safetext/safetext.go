@@ -1,8 +1,9 @@
 // Package safetext makes values read from untrusted input safe to print where
-// a person or a CI log reads them: a terminal, a GitHub Actions log, a JUnit
-// or SARIF viewer. Every human-facing renderer of flipflop passes each value
-// that came from input (names, paths, messages that quote them, reasons) through
-// Text, or Name for identifiers, before printing it.
+// a person or a CI log reads them: a terminal, a CI log (GitHub Actions, Azure
+// Pipelines, GitLab CI, TeamCity, Buildkite), a JUnit or SARIF viewer. Every
+// human-facing renderer of flipflop passes each value that came from input
+// (names, paths, messages that quote them, reasons) through Text, or Name for
+// identifiers, before printing it.
 //
 // What is neutralised, and why:
 //
@@ -16,14 +17,39 @@
 //     hyphen, tag characters) and the line and paragraph separators U+2028 and
 //     U+2029, which reorder or hide what is shown ("Trojan Source");
 //   - bytes that are not UTF-8;
-//   - GitHub Actions workflow commands: the runner reads "::command::" at the
-//     start of a line (after leading white space) and the legacy
-//     "##[command]" anywhere in a line, so a "::" that starts a word and every
-//     "##[" are escaped too.
+//   - the log commands of the CI systems that act on the lines of their logs
+//     (see below).
 //
-// Escapes are written as Go escapes (\n, \t, \x1b, \u202e), so that the value
-// stays readable and its exact bytes can be recovered. JSON output is data, not
-// text for a person: it is left to encoding/json and not passed through here.
+// A value does not know where in a line it is printed (and a line break in it
+// is escaped), so a log command marker that a runner reads anywhere in a line
+// is escaped anywhere in a value, and one that it reads only at the start of a
+// line is escaped at the start of every word of a value (its start, or after
+// white space, where word wrapping may start a line):
+//
+//   - "##", ASCII letters, "[", anywhere: Azure Pipelines logging commands
+//     ("##vso[task.setvariable ...]", acted on wherever the agent finds them in
+//     a line), its formatting commands and GitHub Actions' legacy ones
+//     ("##[error]", "##[group]"), and TeamCity service messages
+//     ("##teamcity[message ...]", also found anywhere in a line). The "[" is
+//     escaped whatever the letters, so no spelling of them survives;
+//   - "::" at the start of a word: GitHub Actions workflow commands ("::error",
+//     "::add-mask::", "::stop-commands::"), read at the start of a line after
+//     leading white space. The first ":" is escaped;
+//   - "section_start:" and "section_end:", anywhere: GitLab CI collapsible
+//     section markers, found anywhere in a line (and only with the CR and
+//     ESC[0K that end them, which are escaped as control characters anyway).
+//     The ":" is escaped;
+//   - "---", "+++", "~~~" and "^^^" at the start of a word and followed by
+//     white space or the end of the value: Buildkite's log groups ("--- name",
+//     "+++ name", "~~~ name" at the start of a line) and "^^^ +++" (expand the
+//     previous group). The first character is escaped.
+//
+// Escapes are written as Go escapes (\n, \t, \x1b, \u202e, \x5b for "[",
+// \x3a for ":"), so that the value stays readable and its exact bytes can be
+// recovered (strconv.Unquote of Quote's result gives them back). Text leaves
+// its own output alone: an escaped value is never escaped twice. JSON output
+// is data, not text for a person: it is left to encoding/json and not passed
+// through here.
 package safetext
 
 import (
@@ -106,7 +132,7 @@ func IsKubernetesName(s string) bool {
 }
 
 // Unsafe reports the first character of s that Text would have escaped (a
-// control or format character, a byte that is not UTF-8, a workflow command
+// control or format character, a byte that is not UTF-8, a log command
 // marker), with its byte offset; ok is false when there is none. Tests use it
 // to check whole outputs: pass the output with its intended line breaks (and
 // colour sequences) removed.
@@ -118,14 +144,54 @@ func Unsafe(s string) (offset int, what string, ok bool) {
 			return i, fmt.Sprintf("byte %#x (not UTF-8)", s[i]), true
 		case isControl(r):
 			return i, fmt.Sprintf("%U", r), true
-		case strings.HasPrefix(s[i:], "##["):
-			return i, "##[ (workflow command)", true
-		case strings.HasPrefix(s[i:], "::") && wordStart(s, i):
-			return i, ":: (workflow command)", true
+		}
+		if _, n, what := logCommand(s, i); n > 0 {
+			return i, what, true
 		}
 		i += size
 	}
 	return 0, "", false
+}
+
+// logCommand reports the log command marker (see the package comment) that
+// starts at byte offset i of s: what to write in place of its first n bytes,
+// and what it is. n is 0 when no marker starts at i.
+func logCommand(s string, i int) (esc string, n int, what string) {
+	switch c := s[i]; c {
+	case '#':
+		if !strings.HasPrefix(s[i:], "##") {
+			break
+		}
+		j := i + 2
+		for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+			j++
+		}
+		if j < len(s) && s[j] == '[' {
+			what := "Azure Pipelines or GitHub Actions log command"
+			switch s[i+2 : j] {
+			case "vso":
+				what = "Azure Pipelines logging command"
+			case "teamcity":
+				what = "TeamCity service message"
+			}
+			return s[i:j] + `\x5b`, j + 1 - i, s[i:j+1] + " (" + what + ")"
+		}
+	case ':':
+		if strings.HasPrefix(s[i:], "::") && wordStart(s, i) {
+			return `\x3a`, 1, ":: (GitHub Actions workflow command)"
+		}
+	case 's':
+		for _, m := range [...]string{"section_start:", "section_end:"} {
+			if strings.HasPrefix(s[i:], m) {
+				return m[:len(m)-1] + `\x3a`, len(m), m + " (GitLab CI section marker)"
+			}
+		}
+	case '-', '+', '~', '^':
+		if i+3 <= len(s) && s[i+1] == c && s[i+2] == c && wordStart(s, i) && spaceOrEnd(s, i+3) {
+			return fmt.Sprintf(`\x%02x`, c), 1, s[i:i+3] + " (Buildkite log group)"
+		}
+	}
+	return "", 0, ""
 }
 
 // isControl reports whether r is escaped wherever it appears.
@@ -151,6 +217,15 @@ func wordStart(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
+// spaceOrEnd reports whether byte offset i of s is its end or white space.
+func spaceOrEnd(s string, i int) bool {
+	if i == len(s) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r)
+}
+
 func needsEscape(s string) bool {
 	_, _, bad := Unsafe(s)
 	return bad
@@ -165,15 +240,15 @@ func write(b *strings.Builder, s string, quoted bool) {
 			fmt.Fprintf(b, `\x%02x`, s[i])
 		case isControl(r):
 			writeEscape(b, r)
-		case strings.HasPrefix(s[i:], "##["):
-			b.WriteString(`##\x5b`)
-			size = 3
-		case r == ':' && strings.HasPrefix(s[i:], "::") && wordStart(s, i):
-			b.WriteString(`\x3a`)
 		case quoted && (r == '"' || r == '\\'):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
+			if esc, n, _ := logCommand(s, i); n > 0 {
+				b.WriteString(esc)
+				size = n
+				break
+			}
 			b.WriteString(s[i : i+size])
 		}
 		i += size

@@ -1,6 +1,8 @@
 package safetext
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -28,6 +30,28 @@ func TestText(t *testing.T) {
 		{"tag\U000e0041", `tag\U000e0041`},
 		{"bad\xffutf8", `bad\xffutf8`},
 		{`back\slash "quote"`, `back\slash "quote"`},
+		// Azure Pipelines and TeamCity: anywhere in a line, any spelling.
+		{"##vso[task.setvariable variable=x]y", `##vso\x5btask.setvariable variable=x]y`},
+		{"ok ##vso[task.complete result=Failed]", `ok ##vso\x5btask.complete result=Failed]`},
+		{"x##VSO[task.setsecret]y", `x##VSO\x5btask.setsecret]y`},
+		{"###vso[x]", `###vso\x5bx]`},
+		{"##[group]g", `##\x5bgroup]g`},
+		{"##teamcity[message text='x']", `##teamcity\x5bmessage text='x']`},
+		{"a##teamcity[buildStatus text='green']", `a##teamcity\x5bbuildStatus text='green']`},
+		{"## [x] ##vso #x[ ##1[", "## [x] ##vso #x[ ##1["},
+		// GitLab CI: anywhere.
+		{"section_start:1:x", `section_start\x3a1:x`},
+		{"a section_end:1234567890:build[collapsed=true]", `a section_end\x3a1234567890:build[collapsed=true]`},
+		{"xsection_start:1:y", `xsection_start\x3a1:y`},
+		{"section_start section_middle:1", "section_start section_middle:1"},
+		// Buildkite: at the start of a word, then white space or the end.
+		{"--- x", `\x2d-- x`},
+		{"a\n+++ y", `a\n\x2b++ y`},
+		{"a ~~~ z", `a \x7e~~ z`},
+		{"^^^ +++", `\x5e^^ \x2b++`},
+		{"+++", `\x2b++`},
+		{"---\u00a0x", "\\x2d--\u00a0x"},
+		{"---- x ++ y x--- z ---x ~~", "---- x ++ y x--- z ---x ~~"},
 	} {
 		if got := Text(c.in); got != c.want {
 			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
@@ -107,4 +131,87 @@ func TestLines(t *testing.T) {
 	if got := Lines(clean); got != clean {
 		t.Errorf("clean text changed: %q", got)
 	}
+}
+
+// Every log command marker is reported by Unsafe where it starts, as a log
+// command, and is gone from Text's result.
+func TestUnsafeReportsEveryMarker(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		at   int
+		what string
+	}{
+		{"x ##vso[task.setvariable variable=x]y", 2, "Azure Pipelines"},
+		{"##teamcity[message text='x']", 0, "TeamCity"},
+		{"a##[error]b", 1, "GitHub Actions"},
+		{"x\u00a0::error::y", 3, "GitHub Actions"},
+		{"ab section_start:1:x", 3, "GitLab"},
+		{"section_end:1:x", 0, "GitLab"},
+		{"--- x", 0, "Buildkite"},
+		{"a +++ b", 2, "Buildkite"},
+		{"a ~~~", 2, "Buildkite"},
+		{"^^^ +++", 0, "Buildkite"},
+	} {
+		off, what, bad := Unsafe(c.in)
+		if !bad || off != c.at || !strings.Contains(what, c.what) {
+			t.Errorf("Unsafe(%q) = %d %q %v, want %d and %s", c.in, off, what, bad, c.at, c.what)
+		}
+		if esc := Text(c.in); esc == c.in {
+			t.Errorf("Text(%q) left it as is", c.in)
+		} else if off, what, bad := Unsafe(esc); bad {
+			t.Errorf("Text(%q) = %q still holds %s at %d", c.in, esc, what, off)
+		}
+	}
+}
+
+// fragments are the pieces of every marker, of escapes and of what surrounds
+// them; TestTextProperties tries every sequence of up to three.
+var fragments = []string{
+	"#", "##", "vso", "teamcity", "[", ":", "::", "section_start", "section_end", "-", "---", "+++", "~~~", "^^^",
+	" ", "\n", "\u00a0", "x", "\x1b", "\xff", "\u202e", `"`, `\`, "\\x5b",
+}
+
+// Text and Unsafe agree on every string built from fragments: Text leaves
+// exactly the strings Unsafe finds nothing in as they are, its result holds
+// nothing Unsafe reports and is left alone by a second pass, and Quote's
+// result unquotes to the exact bytes.
+func TestTextProperties(t *testing.T) {
+	var check func(s string, depth int)
+	check = func(s string, depth int) {
+		checkProperties(t, s)
+		if depth == 3 {
+			return
+		}
+		for _, f := range fragments {
+			check(s+f, depth+1)
+		}
+	}
+	check("", 0)
+}
+
+func checkProperties(t *testing.T, s string) {
+	t.Helper()
+	esc := Text(s)
+	if _, _, bad := Unsafe(s); !bad && esc != s {
+		t.Errorf("Text(%q) = %q, though Unsafe finds nothing in it", s, esc)
+	}
+	if off, what, bad := Unsafe(esc); bad {
+		t.Errorf("Text(%q) = %q still holds %s at %d", s, esc, what, off)
+	}
+	if again := Text(esc); again != esc {
+		t.Errorf("Text is not idempotent on %q: %q, then %q", s, esc, again)
+	}
+	if got, err := strconv.Unquote(Quote(s)); err != nil || got != s {
+		t.Errorf("Quote(%q) = %s does not unquote to it: %q, %v", s, Quote(s), got, err)
+	}
+	if off, what, bad := Unsafe(Quote(s)); bad {
+		t.Errorf("Quote(%q) = %s still holds %s at %d", s, Quote(s), what, off)
+	}
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"##vso[task.setvariable variable=x]y", "--- x", "section_start:1:x", "a ::error::b", "\x1b[2J"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkProperties)
 }

@@ -1,0 +1,59 @@
+package evaluator_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/estate"
+)
+
+// budgetEstate is the estate EvaluationBudget is measured on: the benchmark's
+// shape (make bench) at a size a test can afford.
+func budgetEstate(t testing.TB) []evaluator.Object {
+	t.Helper()
+	files, _ := estate.Generate(estate.Options{Objects: 2000, Seed: 1})
+	var objs []evaluator.Object
+	for _, f := range files {
+		o, errs := loader.LoadBytes(f.Path, f.Content)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		objs = append(objs, o...)
+	}
+	return objs
+}
+
+// The policies' work per object on the benchmark estate stays within
+// evaluator.EvaluationBudget. The count is OPA's profiler's (exact, the same
+// on any machine): this test cannot flake, and a change that makes every
+// object cost more fails here instead of slipping into every host.
+func TestEvaluationBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles a 2,000-object evaluation")
+	}
+	if raceDetector {
+		// The count does not depend on the detector, which makes it four
+		// times slower: make test runs this test once more without -race.
+		t.Skip("run without -race (make go-test does)")
+	}
+	e, err := evaluator.New(context.Background(), evaluator.Settings{Today: "2026-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := budgetEstate(t)
+	n, err := e.Evaluations(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := float64(n) / float64(len(objs))
+	t.Logf("%d evaluations over %d objects: %.1f per object (budget %d)", n, len(objs), per, evaluator.EvaluationBudget)
+	if per > evaluator.EvaluationBudget {
+		t.Errorf("%.1f policy evaluations per object, over the budget of %d (evaluator.EvaluationBudget): make the new work cheaper, or raise the budget in a commit of its own that says why", per, evaluator.EvaluationBudget)
+	}
+	// A budget far above the cost hides the next regression: lower it.
+	if per < 0.8*evaluator.EvaluationBudget {
+		t.Errorf("%.1f evaluations per object, far under the budget of %d: lower evaluator.EvaluationBudget to hold what was gained", per, evaluator.EvaluationBudget)
+	}
+}
