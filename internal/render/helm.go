@@ -161,6 +161,10 @@ func renderHelm(ctx context.Context, c *Confined, dir string, opts HelmOptions, 
 					continue
 				}
 			}
+			if err := out.keep(len(doc.text)); err != nil {
+				out.fail(shownDir, 0, err.Error())
+				return
+			}
 			out.Documents = append(out.Documents, document{File: file, Line: line, Text: doc.text, Rendered: true})
 		}
 	}

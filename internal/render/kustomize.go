@@ -98,6 +98,10 @@ func renderKustomize(c *Confined, dir string, out *response) {
 			out.fail(c.Show(real), 0, err.Error())
 			return
 		}
+		if err := out.keep(len(text)); err != nil {
+			out.fail(c.Show(real), 0, err.Error())
+			return
+		}
 	}
 }
 

@@ -82,6 +82,7 @@ type Renderer struct {
 	deadline time.Time
 	noNetns  atomic.Bool // the system refused a network namespace
 	netns    atomic.Int32
+	kept     atomic.Int64 // bytes of rendered documents handed to the loader
 	started  atomic.Int32 // workers started
 	peak     atomic.Int64 // the largest resident set of a worker, in bytes
 	onStart  func(pid int)
@@ -189,6 +190,10 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 			req.Roots = []Root{root}
 		}
 	}
+	// Rendered objects of the kinds the rules read share one budget for the
+	// run: --max-file-size in all, what one plain file may hold (run takes
+	// what is left).
+	req.MaxKept = maxFile
 	resp, err := r.run(req)
 	if err != nil {
 		return fail(shown, err.Error())
@@ -264,6 +269,12 @@ func (r *Renderer) run(req request) (*response, error) {
 	}
 	r.turn.Lock()
 	defer r.turn.Unlock()
+	if req.MaxKept > 0 {
+		budget := req.MaxKept
+		if req.MaxKept -= r.kept.Load(); req.MaxKept <= 0 {
+			return nil, fmt.Errorf("not rendered: the charts and kustomizations rendered before it already produced the run's budget of objects (%d bytes of Stages, Applications and the like; --max-file-size for all renders together)", budget)
+		}
+	}
 	left, total := r.remaining()
 	if left <= 0 {
 		return nil, fmt.Errorf("not rendered: the run's render budget (%s, --render-timeout, for all charts and kustomizations together) was spent before its turn", total)
@@ -350,6 +361,9 @@ func (r *Renderer) run(req request) (*response, error) {
 	}
 	if netns {
 		r.netns.Add(1)
+	}
+	for _, d := range resp.Documents {
+		r.kept.Add(int64(len(d.Text)))
 	}
 	return &resp, nil
 }

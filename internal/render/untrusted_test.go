@@ -433,3 +433,33 @@ func init() {
 	r.Render(dir, dir, evaluator.ModeHelm)
 	os.Exit(0)
 }
+
+// Item 5, the parent's share: the objects renders hand to flipflop (the kinds
+// it converts and evaluates) share one budget for the run, --max-file-size in
+// all, so small templates cannot make flipflop hold many times what one plain
+// file may. Two charts that each render about 60% of it: the first is read,
+// the second refused by the budget (bytes counted, not time).
+func TestRenderedObjectsShareTheRunsBudget(t *testing.T) {
+	dir := t.TempDir()
+	const maxFile = 1 << 20
+	tmpl := "{{- range until 6500 }}\n---\napiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: s{{ . }}, namespace: p}\nspec: {}\n{{- end }}\n"
+	write(t, dir, map[string]string{
+		"a/Chart.yaml": chartYAML, "a/templates/s.yaml": tmpl,
+		"b/Chart.yaml": chartYAML, "b/templates/s.yaml": tmpl,
+	})
+	r := &Renderer{Roots: RootsOf([]string{dir}), MaxFileSize: maxFile}
+	a := r.Render(filepath.Join(dir, "a"), "a", evaluator.ModeHelm)
+	if a.Root.Failed || len(a.Objects) != 6500 {
+		t.Fatalf("the first chart: %d objects, errors %+v", len(a.Objects), a.Errors)
+	}
+	if k := r.kept.Load(); k < maxFile/2 || k > maxFile {
+		t.Fatalf("the first chart handed over %d bytes, want about 60%% of %d", k, maxFile)
+	}
+	b := r.Render(filepath.Join(dir, "b"), "b", evaluator.ModeHelm)
+	if !b.Root.Failed || len(b.Objects) != 0 || !hasError(b.Errors, "budget") {
+		t.Errorf("the second chart: %d objects, errors %+v", len(b.Objects), b.Errors)
+	}
+	if k := r.kept.Load(); k > maxFile {
+		t.Errorf("renders handed over %d bytes, over the run's %d", k, maxFile)
+	}
+}

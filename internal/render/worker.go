@@ -56,6 +56,9 @@ type request struct {
 	CPUSeconds int64 `json:"cpuSeconds,omitempty"`
 	// Excluded are the paths the run excludes: the worker never reads them.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// MaxKept bounds the bytes of the documents the worker sends back (after
+	// the kind filter): what is left of the run's budget for rendered objects.
+	MaxKept int64 `json:"maxKept,omitempty"`
 	// AllKinds keeps rendered documents of every kind; by default a document
 	// of a kind no rule reads is dropped in the worker (and counted), so the
 	// parent never converts it.
@@ -104,6 +107,7 @@ type response struct {
 	NetNS string `json:"netns,omitempty"`
 
 	size, maxOutput int64
+	kept, maxKept   int64
 	allKinds        bool
 	cut             int // errors left out past maxErrors
 }
@@ -144,6 +148,17 @@ func (r *response) grow(n int) error {
 	return nil
 }
 
+// keep counts the bytes of a document sent back against what is left of the
+// run's budget for rendered objects (the objects flipflop converts and
+// evaluates: a small template must not hand it gigabytes of Stages).
+func (r *response) keep(n int) error {
+	r.kept += int64(n)
+	if r.maxKept > 0 && r.kept > r.maxKept {
+		return fmt.Errorf("the rendered objects flipflop reads are larger than what is left of the run's budget for them (%d bytes; the budget is --max-file-size for all renders together)", r.maxKept)
+	}
+	return nil
+}
+
 // workerMain serves one request and returns the exit code.
 func workerMain(in io.Reader, out io.Writer) int {
 	var req request
@@ -169,7 +184,7 @@ func workerMain(in io.Reader, out io.Writer) int {
 
 // serve renders one request; a panic in a renderer is an error of the request.
 func serve(req request) (resp *response) {
-	resp = &response{maxOutput: req.MaxOutput, allKinds: req.AllKinds, NetNS: netnsID()}
+	resp = &response{maxOutput: req.MaxOutput, maxKept: req.MaxKept, allKinds: req.AllKinds, NetNS: netnsID()}
 	c := &Confined{Roots: req.Roots, Excluded: req.Excluded, MaxFile: req.MaxFile, Budget: req.Budget}
 	defer func() {
 		if r := recover(); r != nil {
