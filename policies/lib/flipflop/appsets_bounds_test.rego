@@ -8,7 +8,10 @@ import data.lib.flipflop.model
 
 elements_of(elements) := {"list": {"elements": elements}}
 
-numbered(key, n) := [{key: sprintf("%d", [i])} | some i in numbers.range(1, n)]
+# numbered lists n objects {key: "i"}. The key goes in through object.union:
+# the type checkers of OPA 1.0 and 1.7 (the support floor, Gatekeeper 3.20's)
+# reject an object literal with a variable key built in a function's head.
+numbered(key, n) := [object.union({}, {key: sprintf("%d", [i])}) | some i in numbers.range(1, n)]
 
 grid_template := {
 	"metadata": {"name": "grid-{{.x}}-{{.y}}", "annotations": {"kargo.akuity.io/authorized-stage": "acme:{{.x}}"}},
