@@ -186,9 +186,11 @@ func realPath(p string) string {
 // component) is counted there only; files under a kustomization that no
 // kustomization read are listed as not part of the estate.
 func settleRenders(results []renderResult, owned map[string][]string) ([]evaluator.RenderedRoot, map[int]bool) {
-	read := map[string][]int{}  // real path -> the results that read it
-	bases := map[string][]int{} // real kustomization directory -> the results that built it as a base
+	read := map[string][]int{}           // real path -> the results that read it
+	bases := map[string][]int{}          // real kustomization directory -> the results that built it as a base
+	dirs := make([]string, len(results)) // each result's directory, resolved once
 	for i, r := range results {
+		dirs[i] = realPath(r.dir)
 		for _, p := range r.out.Read {
 			read[p] = append(read[p], i)
 		}
@@ -202,9 +204,9 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]evaluat
 		root := r.out.Root
 		if r.mode == evaluator.ModeKustomize {
 			// Built as a base by another root (a root never lists itself).
-			for _, j := range bases[realPath(r.dir)] {
+			for _, j := range bases[dirs[i]] {
 				o := results[j]
-				if realPath(o.dir) == realPath(r.dir) || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
+				if dirs[j] == dirs[i] || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
 					continue
 				}
 				root.BaseOf = o.out.Root.Path
