@@ -2,6 +2,8 @@ package evaluator_test
 
 import (
 	"context"
+	"os"
+	"sort"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -55,5 +57,44 @@ func TestEvaluationBudget(t *testing.T) {
 	// A budget far above the cost hides the next regression: lower it.
 	if per < 0.8*evaluator.EvaluationBudget {
 		t.Errorf("%.1f evaluations per object, far under the budget of %d: lower evaluator.EvaluationBudget to hold what was gained", per, evaluator.EvaluationBudget)
+	}
+}
+
+// TestEvaluationProfile prints where the budget goes, by policy file and by
+// line, when FLIPFLOP_PROFILE is set (go test -run EvaluationProfile -v).
+func TestEvaluationProfile(t *testing.T) {
+	if os.Getenv("FLIPFLOP_PROFILE") == "" {
+		t.Skip("set FLIPFLOP_PROFILE=1 to print the profile")
+	}
+	e, err := evaluator.New(context.Background(), evaluator.Settings{Today: "2026-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := budgetEstate(t)
+	stats, err := e.Profile(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(len(objs))
+	byFile := map[string]int{}
+	total := 0
+	for _, s := range stats {
+		byFile[s.Location.File] += s.NumEval
+		total += s.NumEval
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool { return byFile[files[i]] > byFile[files[j]] })
+	t.Logf("total %.1f per object", float64(total)/n)
+	for _, f := range files {
+		t.Logf("%8.1f  %s", float64(byFile[f])/n, f)
+	}
+	for i, s := range stats {
+		if i == 60 {
+			break
+		}
+		t.Logf("%8.1f  %s:%d", float64(s.NumEval)/n, s.Location.File, s.Location.Row)
 	}
 }

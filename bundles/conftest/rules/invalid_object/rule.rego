@@ -58,7 +58,7 @@ not_null_fields := {
 # value of the wrong type.
 
 problems contains [o.ref, dotted(array.concat(parent, [key])), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [parent, children] in compiled[o.ref.kind].flat
 	x := object.get(o.obj, parent, null)
 	is_object(x)
@@ -71,7 +71,7 @@ problems contains [o.ref, dotted(array.concat(parent, [key])), want, got] if {
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, want, _, _] in compiled[o.ref.kind].d1
 	want != ""
 	x1 := object.get(o.obj, c0, null)
@@ -82,7 +82,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1)]), want, got] if {
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub([key])]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, _, singles, _] in compiled[o.ref.kind].d1
 	count(singles) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -98,7 +98,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub([key])]), want, 
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(rel)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, _, _, multis] in compiled[o.ref.kind].d1
 	count(multis) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -114,7 +114,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(rel)]), want, go
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, want, _, _] in compiled[o.ref.kind].d2
 	want != ""
 	x1 := object.get(o.obj, c0, null)
@@ -129,7 +129,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2)]),
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub([key])]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, _, singles, _] in compiled[o.ref.kind].d2
 	count(singles) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -149,7 +149,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), s
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(rel)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, _, _, multis] in compiled[o.ref.kind].d2
 	count(multis) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -169,7 +169,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), s
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, c2, w2, want, _, _] in compiled[o.ref.kind].d3
 	want != ""
 	x1 := object.get(o.obj, c0, null)
@@ -188,7 +188,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), s
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub([key])]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, c2, w2, _, singles, _] in compiled[o.ref.kind].d3
 	count(singles) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -212,7 +212,7 @@ problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), s
 }
 
 problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub(rel)]), want, got] if {
-	some o in objects.docs
+	some o in suspect_docs
 	some [c0, w0, c1, w1, c2, w2, _, _, multis] in compiled[o.ref.kind].d3
 	count(multis) > 0
 	x1 := object.get(o.obj, c0, null)
@@ -465,7 +465,7 @@ expression(v) if {
 
 # The configs of the steps the model reads, by step: [ref, "<steps>[i].config", uses, config].
 configs := [[o.ref, sprintf("%s[%d].config", [prefix, i]), step.uses, step.config] |
-	some o in objects.docs
+	some o in suspect_docs
 	some prefix, steps in steps_of(o)
 	some i, step in steps
 	is_object(step)

@@ -1,0 +1,142 @@
+# The first pass of the invalid-object rule: a conservative test, in few
+# evaluations, that every field the tables cover has its type. Only the objects
+# it cannot clear (suspects) are walked field by field (rule.rego), so a
+# well-typed object costs a handful of bulk checks instead of the whole walk.
+package lib.flipflop.rules.invalid_object
+
+import data.lib.flipflop.objects
+
+# suspects are the indices, in objects.docs, of the objects the first pass
+# cannot clear: the walk reports what is wrong in them (possibly nothing: the
+# first pass is stricter than the walk, e.g. on expressions).
+suspects contains i if {
+	some i, o in objects.docs
+	t := fast[o.ref.kind]
+	not clean(o.obj, t)
+}
+
+# A step config is cleared by the tables of its step (Kargo's step config
+# schemas); the walk is stricter about none of it but expressions, which it
+# allows anywhere and this pass does not.
+suspects contains i if {
+	some i, o in objects.docs
+	some steps in steps_of(o)
+	some step in steps
+	is_object(step.config)
+	t := fast_config[step.uses]
+	not clean(step.config, t)
+}
+
+suspect_docs := [objects.docs[i] | some i in suspects]
+
+# fast is each table as the first pass reads it: the entries without a
+# wildcard grouped by their type ({want: [path]}), and the wildcard entries as
+# the walk's trie has them.
+fast := {kind: {
+	"flat": by_want([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
+	"d1": [prepared(n, 1) | some n in t.d1],
+	"d2": [prepared(n, 2) | some n in t.d2],
+	"d3": [prepared(n, 3) | some n in t.d3],
+} |
+	some kind, t in compiled
+}
+
+fast_config := {uses: {
+	"flat": by_want([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
+	"d1": [prepared(n, 1) | some n in t.d1],
+	"d2": [prepared(n, 2) | some n in t.d2],
+	"d3": [prepared(n, 3) | some n in t.d3],
+} |
+	some uses, t in compiled_config
+}
+
+by_want(entries) := {want: [p | some [p, w] in entries; w == want] | some [_, want] in entries}
+
+# prepared turns a trie node [c0, w0, ..., elem want, {key: want}, [[rel, want]]]
+# into {"chain": [[c0, w0], ...], "elem", "singles": {want: {key}}, "multis": {want: [rel]}}.
+prepared(n, depth) := {
+	"chain": [[n[2 * j], n[(2 * j) + 1]] | some j in numbers.range(0, depth - 1)],
+	"elem": n[2 * depth],
+	"singles": {want: {k | some k, w in n[(2 * depth) + 1]; w == want} | some want in n[(2 * depth) + 1]},
+	"multis": {want: [rel | some [rel, w] in n[(2 * depth) + 2]; w == want] | some [_, want] in n[(2 * depth) + 2]},
+}
+
+clean(obj, t) if {
+	every want, paths in t.flat {
+		d := sentinel[want]
+		uniform({object.get(obj, p, d) | some p in paths}, want)
+	}
+	every n in t.d1 {
+		elems_clean(elements(obj, n.chain[0]), n)
+	}
+	every n in t.d2 {
+		elems_clean(below(elements(obj, n.chain[0]), n.chain[1]), n)
+	}
+	every n in t.d3 {
+		elems_clean(below(below(elements(obj, n.chain[0]), n.chain[1]), n.chain[2]), n)
+	}
+}
+
+# elements are the values of the container at c in obj, when it is the
+# container the wildcard w iterates ([] when it is not: the walk reads nothing
+# below a container of the wrong type, whose own entry reports it).
+elements(obj, [c, w]) := [e | x := object.get(obj, c, null); type_name(x) == container[w]; some e in x]
+
+# below steps from each element to the container at c under it.
+below(es, [c, w]) := [e | some x in es; is_object(x); y := object.get(x, c, null); type_name(y) == container[w]; some e in y]
+
+# Elements that must be objects are all objects once that is checked, so
+# their fields are read without testing each element again.
+elems_clean(es, n) if {
+	n.elem == "object"
+	elements_are(es, "object")
+	every want, keys in n.singles {
+		uniform({v | some e in es; some v in object.filter(e, keys)} | {sentinel[want]}, want)
+	}
+	every want, rels in n.multis {
+		d := sentinel[want]
+		uniform({object.get(e, rel, d) | some e in es; some rel in rels} | {d}, want)
+	}
+}
+
+elems_clean(es, n) if {
+	n.elem != "object"
+	elements_are(es, n.elem)
+	every want, keys in n.singles {
+		uniform({v | some e in es; is_object(e); some v in object.filter(e, keys)} | {sentinel[want]}, want)
+	}
+	every want, rels in n.multis {
+		d := sentinel[want]
+		uniform({object.get(e, rel, d) | some e in es; is_object(e); some rel in rels} | {d}, want)
+	}
+}
+
+# elements_are: every element has the type want (null included: an element
+# that is null is wrong), or want is "" (the node says nothing of them). The
+# null is tested on its own: OPA v1.7.1 and older skip null when taking the
+# min of a set (v1.0.1 and v1.7.1 measured; v1.22.4 does not), and Gatekeeper
+# 3.20 ships v1.7.1.
+elements_are(_, "")
+
+elements_are(es, want) if {
+	want != ""
+	not null in es
+	s := {e | some e in es} | {sentinel[want]}
+	type_name(min(s)) == want
+	type_name(max(s)) == want
+}
+
+# uniform: every value has the type want. The standard order sorts values by
+# type first (null, boolean, number, string, array, object), so the smallest
+# and the largest value having it proves it of every value. The callers add a
+# value of that type (sentinel: also the default of an absent field), so the
+# set is never empty. A null, which the walk allows where a field may be
+# absent, makes the object a suspect where min sees it (rare, and the walk then
+# decides) and is skipped where it does not (OPA v1.7.1 and older): both agree
+# with the walk.
+uniform(vals, want) if {
+	type_name(min(vals)) == want
+	type_name(max(vals)) == want
+}
+
+sentinel := {"string": "", "boolean": false, "number": 0, "array": [], "object": {}}

@@ -1,0 +1,51 @@
+package lib.flipflop.rules.invalid_object_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.rules.invalid_object as rule
+
+# suspect_names are the names of the objects the first pass cannot clear.
+suspect_names := {o.ref.name | some o in rule.suspect_docs}
+
+test_first_pass_clears_well_typed_objects if {
+	count(rule.suspects) == 0 with input as f.estate([
+		f.app("dev", "main"),
+		f.app_with("qa", {"repoURL": f.repo, "targetRevision": "main"}, {"automated": {"enabled": true}}),
+		f.stage("dev", "main", [f.pin("dev")]),
+		f.stage_steps("qa", [
+			{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./src"}]}},
+			{"uses": "git-push", "as": "push", "config": {"path": "./src", "generateTargetBranch": true}},
+			{"task": {"name": "render", "kind": "PromotionTask"}, "vars": [{"name": "x", "value": "y"}]},
+		]),
+	])
+}
+
+# Each object has one field of the wrong type, somewhere the first pass reads
+# in bulk; a null beside it must not hide it (null sorts first).
+test_first_pass_suspects_each_wrong_type if {
+	objs := [
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "flat", "namespace": "argocd"}, "spec": {"source": {"repoURL": 5}}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "label", "namespace": "argocd", "labels": {"a": "b", "c": 1}}, "spec": {}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "element", "namespace": "argocd"}, "spec": {"sources": [{"repoURL": "r"}, 5]}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "null-element", "namespace": "argocd"}, "spec": {"sources": [null]}},
+		{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage", "metadata": {"name": "masked", "namespace": "p"}, "spec": {"vars": null, "promotionTemplate": {"spec": {"steps": 5}}}},
+		f.stage_steps("single", [{"uses": "git-push", "as": 7, "config": {}}]),
+		f.stage_steps("multi", [{"task": {"name": ["render"]}}]),
+		f.stage_steps("nested", [{"uses": "git-push", "vars": [{"name": "a", "value": {}}]}]),
+		f.stage_steps("config", [{"uses": "argocd-update", "config": {"apps": [{"name": "a", "sources": [{"repoURL": "r", "updateTargetRevision": "yes"}]}]}}]),
+		f.stage_steps("config-map", [{"uses": "argocd-update", "config": {"apps": [{"selector": {"matchLabels": {"a": true}}}]}}]),
+		{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
+			"metadata": {"name": "deep", "namespace": "argocd"},
+			"spec": {"generators": [{"matrix": {"generators": [{"list": {"elements": ["x"]}}]}}]},
+		},
+	]
+	suspect_names == {o.metadata.name | some o in objs} with input as f.estate(objs)
+}
+
+# The first pass is stricter than the walk, never laxer: an expression where a
+# boolean belongs makes the object a suspect, and the walk then finds nothing.
+test_first_pass_stricter_than_walk if {
+	objs := [f.stage_steps("expr", [{"uses": "git-push", "config": {"generateTargetBranch": "${{ vars.gen }}"}}])]
+	suspect_names == {"expr"} with input as f.estate(objs)
+	count(rule.report) == 0 with input as f.estate(objs)
+}
