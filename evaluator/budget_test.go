@@ -92,7 +92,7 @@ func TestEvaluationProfile(t *testing.T) {
 		t.Logf("%8.1f  %s", float64(byFile[f])/n, f)
 	}
 	for i, s := range stats {
-		if i == 60 {
+		if i == 400 {
 			break
 		}
 		t.Logf("%8.1f  %s:%d", float64(s.NumEval)/n, s.Location.File, s.Location.Row)

@@ -98,6 +98,7 @@ type Evaluator struct {
 	compiler *ast.Compiler
 	store    storage.Store
 	strict   bool
+	parallel int // Parallelism's setting: 0 is one worker per CPU
 	query    rego.PreparedEvalQuery
 	rules    []Rule
 
@@ -128,7 +129,10 @@ func Modules() (map[string]*ast.Module, error) {
 // Option tunes how an Evaluator evaluates.
 type Option func(*options)
 
-type options struct{ strict bool }
+type options struct {
+	strict  bool
+	workers int
+}
 
 // StrictBuiltinErrors makes a built-in function error (a type error in the
 // policies) fail the evaluation instead of leaving a rule undefined. Tests use
@@ -182,7 +186,7 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
 	}
-	return &Evaluator{compiler: compiler, store: store, strict: o.strict, query: pq, rules: rulesFrom(mods)}, nil
+	return &Evaluator{compiler: compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: rulesFrom(mods)}, nil
 }
 
 // prepared returns the query q prepared on the compiler New built, preparing
@@ -319,6 +323,15 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 // duplicateKeys for documents that repeat a key), converted to an AST value
 // once. An object without a value is an error.
 func input(objs []Object) (ast.Value, error) {
+	terms, err := inputTerms(objs)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewArray(terms...), nil
+}
+
+// inputTerms is input's entries, one term per object.
+func inputTerms(objs []Object) ([]*ast.Term, error) {
 	terms := make([]*ast.Term, 0, len(objs))
 	for i := range objs {
 		o := &objs[i]
@@ -346,17 +359,13 @@ func input(objs []Object) (ast.Value, error) {
 		}
 		terms = append(terms, ast.ObjectTerm(items...))
 	}
-	return ast.NewArray(terms...), nil
+	return terms, nil
 }
 
 // Evaluate runs every rule over objs and returns the findings, sorted by
 // severity, rule and resources. Load errors are the caller's to add.
 func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
-	in, err := input(objs)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := e.eval(ctx, e.query, Query, objs)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
@@ -370,15 +379,12 @@ func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error
 // tools that need both (explain, graph, fix, diagnose). The report is
 // Evaluate's, the model Model's with the same options.
 func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOption) (*Report, *Model, error) {
-	pq, err := e.prepare(ctx, analyzeQuery(modelOptionsOf(opts)))
+	q := analyzeQuery(modelOptionsOf(opts))
+	pq, err := e.prepare(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := input(objs)
-	if err != nil {
-		return nil, nil, err
-	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := e.eval(ctx, pq, q, objs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluating policies: %w", err)
 	}
