@@ -51,8 +51,10 @@ claimed := {c.id | some c in identities}
 
 # by_identity maps each object that documents of differing content claim to
 # how many documents claim it and their refs (distinct, sorted by file and
-# line).
+# line). When no two documents claim one object (fewer distinct claims than
+# claiming documents is the only way there can be a group), nothing is grouped.
 by_identity := {id: {"documents": count(group), "refs": sorted} |
+	count(claimed) < count(identities)
 	some id in claimed
 	group := [c.i | some c in identities; c.id == id]
 	count(group) > 1

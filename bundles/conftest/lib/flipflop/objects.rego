@@ -18,9 +18,9 @@ docs := array.concat(
 	[{"obj": item, "ref": ref(item, entry)} |
 		some entry in input
 		c := entry.contents
+		is_array(c.items)
 		is_string(c.kind)
 		endswith(c.kind, "List")
-		is_array(c.items)
 		some item in c.items
 		read(item)
 	],

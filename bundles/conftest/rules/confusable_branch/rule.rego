@@ -75,14 +75,18 @@ skeleton(b) := strings.replace_n(look_alikes, regex.replace(b, invisible, ""))
 odd(b) if skeleton(b) != b
 
 # groups: per repository and skeleton, the distinct names that share it, when
-# one of them is odd.
+# one of them is odd. A name that is not odd is its own skeleton, so a group
+# is the odd names with that skeleton, and the skeleton itself when some
+# object names it: only odd names are looked at twice.
 groups := {[r, sk]: names |
-	some x in branches
-	r := x.repo
-	sk := skeleton(x.branch)
-	names := {y.branch | some y in branches; y.repo == r; skeleton(y.branch) == sk}
+	some [r, sk] in {[x.repo, skeleton(x.branch)] | some x in odd_branches}
+	names := {x.branch | some x in odd_branches; x.repo == r; skeleton(x.branch) == sk} | {sk | named[[r, sk]]}
 	count(names) > 1
 }
+
+odd_branches := [x | some x in branches; odd(x.branch)]
+
+named := {[x.repo, x.branch] | some x in branches}
 
 report contains finding if {
 	some [r, sk], names in groups
