@@ -25,6 +25,9 @@ test_first_pass_suspects_each_wrong_type if {
 	objs := [
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "flat", "namespace": "argocd"}, "spec": {"source": {"repoURL": 5}}},
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "label", "namespace": "argocd", "labels": {"a": "b", "c": 1}}, "spec": {}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "empty-object", "namespace": "argocd"}, "spec": {"source": {"repoURL": {}}}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "strings-under", "namespace": "argocd"}, "spec": {"source": {"repoURL": {"a": "b"}}}},
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "array-for-object", "namespace": "argocd"}, "spec": {"syncPolicy": []}},
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "element", "namespace": "argocd"}, "spec": {"sources": [{"repoURL": "r"}, 5]}},
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "null-element", "namespace": "argocd"}, "spec": {"sources": [null]}},
 		{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage", "metadata": {"name": "masked", "namespace": "p"}, "spec": {"vars": null, "promotionTemplate": {"spec": {"steps": 5}}}},
@@ -48,4 +51,21 @@ test_first_pass_stricter_than_walk if {
 	objs := [f.stage_steps("expr", [{"uses": "git-push", "config": {"generateTargetBranch": "${{ vars.gen }}"}}])]
 	suspect_names == {"expr"} with input as f.estate(objs)
 	count(rule.report) == 0 with input as f.estate(objs)
+}
+
+# The flat entries are read as one filtered object whose nodes may be objects
+# only where an entry lies below: that holds when no entry of another type has
+# an entry below it.
+test_only_objects_have_entries_below if {
+	bad := {[name, p] |
+		some name, t in object.union(rule.compiled, rule.compiled_config)
+		some [parent, children] in t.flat
+		some key, want in children
+		want != "object"
+		p := array.concat(parent, [key])
+		some [below, _] in t.flat
+		count(below) > count(p)
+		array.slice(below, 0, count(p)) == p
+	}
+	count(bad) == 0
 }

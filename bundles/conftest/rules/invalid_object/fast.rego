@@ -30,10 +30,10 @@ suspects contains i if {
 suspect_docs := [objects.docs[i] | some i in suspects]
 
 # fast is each table as the first pass reads it: the entries without a
-# wildcard grouped by their type ({want: [path]}), and the wildcard entries as
-# the walk's trie has them.
+# wildcard as one filter and the [path, type] pairs it may yield (flat), and
+# the wildcard entries as the walk's trie has them.
 fast := {kind: {
-	"flat": by_want([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
+	"flat": flat_check([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
 	"d1": [prepared(n, 1) | some n in t.d1],
 	"d2": [prepared(n, 2) | some n in t.d2],
 	"d3": [prepared(n, 3) | some n in t.d3],
@@ -42,7 +42,7 @@ fast := {kind: {
 }
 
 fast_config := {uses: {
-	"flat": by_want([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
+	"flat": flat_check([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
 	"d1": [prepared(n, 1) | some n in t.d1],
 	"d2": [prepared(n, 2) | some n in t.d2],
 	"d3": [prepared(n, 3) | some n in t.d3],
@@ -50,7 +50,38 @@ fast_config := {uses: {
 	some uses, t in compiled_config
 }
 
-by_want(entries) := {want: [p | some [p, w] in entries; w == want] | some [_, want] in entries}
+# flat_check is how the entries without a wildcard are read at once:
+#   filter: the paths json.filter keeps, one per entry no other entry lies
+#     under; an object or array entry ends in a key no object has, so that
+#     the filter keeps the container (or whatever stands there) but none of
+#     its contents;
+#   allowed: the [path, type] pairs the filtered object may hold: each entry
+#     with its type or null, and each path above an entry as an object.
+# Every node of the filtered object is then one pair; any other pair (a wrong
+# type, or a value under a field that should have none) makes a suspect.
+flat_check(entries) := {
+	"filter": [leaf_filter(p, want) |
+		some [p, want] in entries
+		not has_below(entries, p)
+	],
+	"allowed": ({[p, t] | some [p, want] in entries; some t in [want, "null"]} | {[array.slice(p, 0, i), "object"] |
+		some [p, _] in entries
+		some i in numbers.range(0, count(p) - 1)
+	}),
+}
+
+has_below(entries, p) if {
+	some [q, _] in entries
+	count(q) > count(p)
+	array.slice(q, 0, count(p)) == p
+}
+
+leaf_filter(p, want) := array.concat(p, [nothing]) if want in {"object", "array"}
+
+else := p
+
+# nothing is a key no manifest has.
+nothing := "\u0000"
 
 # prepared turns a trie node [c0, w0, ..., elem want, {key: want}, [[rel, want]]]
 # into {"chain": [[c0, w0], ...], "elem", "singles": {want: {key}}, "multis": {want: [rel]}}.
@@ -62,10 +93,7 @@ prepared(n, depth) := {
 }
 
 clean(obj, t) if {
-	every want, paths in t.flat {
-		d := sentinel[want]
-		uniform({object.get(obj, p, d) | some p in paths}, want)
-	}
+	count({[p, type_name(v)] | walk(json.filter(obj, t.flat.filter), [p, v])} - t.flat.allowed) == 0
 	every n in t.d1 {
 		elems_clean(elements(obj, n.chain[0]), n)
 	}
