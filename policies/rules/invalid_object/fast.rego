@@ -84,13 +84,20 @@ else := p
 nothing := "\u0000"
 
 # prepared turns a trie node [c0, w0, ..., elem want, {key: want}, [[rel, want]]]
-# into {"chain": [[c0, w0], ...], "elem", "singles": {want: {key}}, "multis": {want: [rel]}}.
+# into {"chain": [[c0, w0], ...], "elem", "check"}: check reads the fields
+# below each element as flat_check reads an object (null: none are read).
 prepared(n, depth) := {
 	"chain": [[n[2 * j], n[(2 * j) + 1]] | some j in numbers.range(0, depth - 1)],
 	"elem": n[2 * depth],
-	"singles": {want: {k | some k, w in n[(2 * depth) + 1]; w == want} | some want in n[(2 * depth) + 1]},
-	"multis": {want: [rel | some [rel, w] in n[(2 * depth) + 2]; w == want] | some [_, want] in n[(2 * depth) + 2]},
+	"check": element_check(array.concat(
+		[[[k], w] | some k, w in n[(2 * depth) + 1]],
+		n[(2 * depth) + 2],
+	)),
 }
+
+element_check(entries) := flat_check(entries) if count(entries) > 0
+
+else := null
 
 clean(obj, t) if {
 	count({[p, type_name(v)] | walk(json.filter(obj, t.flat.filter), [p, v])} - t.flat.allowed) == 0
@@ -118,30 +125,28 @@ below(es, [c, w]) := [e | some x in es; is_object(x); y := object.get(x, c, null
 elems_clean(es, n) if {
 	n.elem == "object"
 	elements_are(es, "object")
-	every want, keys in n.singles {
-		uniform({v | some e in es; some v in object.filter(e, keys)} | {sentinel[want]}, want)
-	}
-	every want, rels in n.multis {
-		d := sentinel[want]
-		uniform({object.get(e, rel, d) | some e in es; some rel in rels} | {d}, want)
-	}
+	fields_typed(es, n.check)
 }
 
 elems_clean(es, n) if {
 	n.elem != "object"
 	elements_are(es, n.elem)
-	every want, keys in n.singles {
-		uniform({v | some e in es; is_object(e); some v in object.filter(e, keys)} | {sentinel[want]}, want)
-	}
-	every want, rels in n.multis {
-		d := sentinel[want]
-		uniform({object.get(e, rel, d) | some e in es; is_object(e); some rel in rels} | {d}, want)
-	}
+	fields_typed([e | some e in es; is_object(e)], n.check)
+}
+
+fields_typed(_, null)
+
+fields_typed(es, check) if {
+	check != null
+	count({[p, type_name(v)] | some e in es; walk(json.filter(e, check.filter), [p, v])} - check.allowed) == 0
 }
 
 # elements_are: every element has the type want (null included: an element
 # that is null is wrong), or want is "" (the node says nothing of them). The
-# null is tested on its own: OPA v1.7.1 and older skip null when taking the
+# standard order sorts values by type first (null, boolean, number, string,
+# array, object), so with a value of that type added (sentinel), the smallest
+# and the largest element having it proves it of every element. The null is
+# tested on its own: OPA v1.7.1 and older skip null when taking the
 # min of a set (v1.0.1 and v1.7.1 measured; v1.22.4 does not), and Gatekeeper
 # 3.20 ships v1.7.1.
 elements_are(_, "")
@@ -152,19 +157,6 @@ elements_are(es, want) if {
 	s := {e | some e in es} | {sentinel[want]}
 	type_name(min(s)) == want
 	type_name(max(s)) == want
-}
-
-# uniform: every value has the type want. The standard order sorts values by
-# type first (null, boolean, number, string, array, object), so the smallest
-# and the largest value having it proves it of every value. The callers add a
-# value of that type (sentinel: also the default of an absent field), so the
-# set is never empty. A null, which the walk allows where a field may be
-# absent, makes the object a suspect where min sees it (rare, and the walk then
-# decides) and is skipped where it does not (OPA v1.7.1 and older): both agree
-# with the walk.
-uniform(vals, want) if {
-	type_name(min(vals)) == want
-	type_name(max(vals)) == want
 }
 
 sentinel := {"string": "", "boolean": false, "number": 0, "array": [], "object": {}}
