@@ -20,7 +20,7 @@ import (
 // members depend on one input entry each, so that the union of its values
 // over any split of the input is its value over the whole input.
 var perObject = []string{
-	// invalid-object's problems: about a third of the bundle's evaluations
+	// invalid-object's problems: about a quarter of the bundle's evaluations
 	// (docs/performance.md).
 	"data.lib.flipflop.rules.invalid_object.problems",
 }
