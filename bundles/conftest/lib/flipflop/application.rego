@@ -19,7 +19,8 @@ namespace_of(obj) := ns if {
 } else := config.argocd_namespace
 
 # record normalises one Application object; appset names the ApplicationSet that
-# generated it ("" for a written one).
+# generated it ("" for a written one). The three source fields are read once:
+# which one Argo CD tracks follows from the three.
 record(obj, ref, namespace, appset) := {
 	"key": sprintf("%s/%s", [namespace, name]),
 	"namespace": namespace,
@@ -29,25 +30,31 @@ record(obj, ref, namespace, appset) := {
 	"annotations": objects.object_at(obj, ["metadata", "annotations"]),
 	"metadata_known": true,
 	"auto_sync": auto_sync(obj),
-	"sources": sources(obj),
-	"spec_source": spec_source(obj),
+	"sources": sources(tracked),
+	"spec_source": tracked.field == "source",
 	"ref": ref,
 	"appset": appset,
-	"sources_field": sources_field(obj),
+	"sources_field": tracked.field,
 	"destination_namespace": objects.string_at(obj, ["spec", "destination", "namespace"]),
 } if {
 	name := objects.string_at(obj, ["metadata", "name"])
+	tracked := tracked_field(obj)
 }
 
-# sources_field names the field the tracked sources are read from:
-# sourceHydrator, sources or source ("" when there is none).
-sources_field(obj) := "sourceHydrator" if {
-	count(objects.object_at(obj, ["spec", "sourceHydrator"])) > 0
-} else := "sources" if {
-	count(objects.array_at(obj, ["spec", "sources"])) > 0
-} else := "source" if {
-	count(objects.object_at(obj, ["spec", "source"])) > 0
-} else := ""
+# tracked_field names the field the tracked sources are read from, with its
+# value: sourceHydrator, else a non-empty sources, else source ("" when there
+# is none). spec_source, true when it is source, matters to Kargo v0.x, which
+# checks revisions of such sources only.
+tracked_field(obj) := {"field": "sourceHydrator", "value": h} if {
+	h := objects.object_at(obj, ["spec", "sourceHydrator"])
+	count(h) > 0
+} else := {"field": "sources", "value": ss} if {
+	ss := objects.array_at(obj, ["spec", "sources"])
+	count(ss) > 0
+} else := {"field": "source", "value": s} if {
+	s := objects.object_at(obj, ["spec", "source"])
+	count(s) > 0
+} else := {"field": "", "value": null}
 
 # auto_sync: `automated: {}` is on; absent or null is off; `enabled: false` is off.
 auto_sync(obj) := false if {
@@ -56,20 +63,13 @@ auto_sync(obj) := false if {
 	obj.spec.syncPolicy.automated.enabled == false
 } else := true
 
-sources(obj) := [hydrator_source(h)] if {
-	h := objects.object_at(obj, ["spec", "sourceHydrator"])
-	count(h) > 0
-} else := [source(s, i, sprintf("/spec/sources/%d", [i])) | some i, s in objects.array_at(obj, ["spec", "sources"])] if {
-	count(objects.array_at(obj, ["spec", "sources"])) > 0
-} else := [source(s, 0, "/spec/source") | s := objects.object_at(obj, ["spec", "source"]); count(s) > 0]
+sources({"field": "sourceHydrator", "value": h}) := [hydrator_source(h)]
 
-# spec_source reports whether the Application's one source is `spec.source` (no
-# hydrator, no `spec.sources`): Kargo v0.x checks revisions of such sources only.
-spec_source(obj) if {
-	count(objects.object_at(obj, ["spec", "sourceHydrator"])) == 0
-	count(objects.array_at(obj, ["spec", "sources"])) == 0
-	count(objects.object_at(obj, ["spec", "source"])) > 0
-} else := false
+sources({"field": "sources", "value": ss}) := [source(s, i, sprintf("/spec/sources/%d", [i])) | some i, s in ss]
+
+sources({"field": "source", "value": s}) := [source(s, 0, "/spec/source")]
+
+sources({"field": "", "value": null}) := []
 
 # source normalises one source; path is its JSON pointer in the Application
 # (for a generated Application, in the rendered template: under the
