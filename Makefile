@@ -74,8 +74,8 @@ fmt: tools ## format Go and Rego
 	$(OPA) fmt -w $(REGO_DIRS)
 
 rego-test: tools ## Rego unit tests with coverage
-	$(OPA) test --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" $(REGO_DIRS)
-	$(OPA) test --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" --coverage --format=json $(REGO_DIRS) | go run ./hack/covsummary
+	$(OPA) test --timeout=60s --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" $(REGO_DIRS)
+	$(OPA) test --timeout=60s --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" --coverage --format=json $(REGO_DIRS) | go run ./hack/covsummary
 
 go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest)
 	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')

@@ -209,6 +209,7 @@ type sizeResult struct {
 	// ratios taken within one run (iteration)
 	e2eOverDecode        []float64
 	conftestOverFlipflop []float64
+	conftestOverDecode   []float64
 	rules                map[string]int // flipflop's findings by rule (last run)
 	goBench              *goBench
 	// evalsPerObject is the policies' expression evaluations per object
@@ -482,6 +483,9 @@ func measureSize(c config, s *sizeResult, prev *sizeResult) {
 		}
 		if f, ct := iter[rowFlipflop], iter[rowConftest]; f > 0 && ct > 0 {
 			s.conftestOverFlipflop = append(s.conftestOverFlipflop, ct.Seconds()/f.Seconds())
+		}
+		if d, ct := iter[rowDecode], iter[rowConftest]; d > 0 && ct > 0 {
+			s.conftestOverDecode = append(s.conftestOverDecode, ct.Seconds()/d.Seconds())
 		}
 	}
 }
@@ -1058,7 +1062,7 @@ func (r *report) markdown(c config) string {
 
 	p("%s", r.shapesMarkdown(c))
 	if !c.smoke {
-		p("## Targets (issues 7 and 15)\n\n")
+		p("## Targets (issue 21)\n\n")
 		p("| target | measured | met |\n|---|---|---|\n")
 		for _, t := range append(r.targets(), r.shapeTargets()...) {
 			p("| %s | %s | %s |\n", t.name, t.measured, t.met)
@@ -1127,38 +1131,40 @@ func (r *report) targets() []target {
 		}
 		return nil
 	}
-	// 50k end to end
-	w50 := median(flip(50000))
-	ts = append(ts, target{"50k objects end to end ≤ 1.5 s", secs(w50), verdict(w50 <= 1.5, !math.IsNaN(w50))})
+	ev := math.NaN()
+	if s := r.size(10000); s != nil && s.evalsPerObject > 0 {
+		ev = s.evalsPerObject
+	}
+	ts = append(ts, target{"policy evaluations per object ≤ 100 (10k estate; the budget test holds the 2k figure)", fmt.Sprintf("%.0f", ev), verdict(ev <= 100, !math.IsNaN(ev))})
 	for _, n := range []int{10000, 50000} {
 		v := math.NaN()
 		if s := r.size(n); s != nil {
 			v = median(s.e2eOverDecode)
 		}
-		ts = append(ts, target{fmt.Sprintf("end to end ≤ 2× the decode floor at %s", kObjects(n)), ratio(v), verdict(v <= 2, !math.IsNaN(v))})
-	}
-	w10 := median(flip(10000))
-	g := w50 / w10
-	ts = append(ts, target{"time(50k) ÷ time(10k) ≤ 5.5", ratio(g), verdict(g <= 5.5, !math.IsNaN(g))})
-	for _, n := range []int{10000, 50000} {
-		v := math.NaN()
-		if s := r.size(n); s != nil {
-			v = median(s.conftestOverFlipflop)
-		}
-		ts = append(ts, target{fmt.Sprintf("≥ 5× faster than conftest with the same bundle, at %s", kObjects(n)), ratio(v), verdict(v >= 5, !math.IsNaN(v))})
-	}
-	for _, apps := range []int{2000, 10000} {
-		v := math.NaN()
-		if gk := r.gkAt(apps); gk != nil {
-			v = median(gk.Ratios)
-		}
-		ts = append(ts, target{fmt.Sprintf("Gatekeeper review ≤ 1.5× the inventory-read floor, %s Applications", kObjects(apps)), ratio(v), verdict(v <= 1.5, !math.IsNaN(v))})
+		ts = append(ts, target{fmt.Sprintf("`flipflop check` ≤ 3× the decode floor at %s", kObjects(n)), ratio(v), verdict(v <= 3, !math.IsNaN(v))})
 	}
 	rss := math.NaN()
 	if s := r.size(50000); s != nil {
 		rss = median(s.cells[rowFlipflop].rss())
 	}
 	ts = append(ts, target{"peak memory at 50k ≤ 1 GiB", mib(rss), verdict(rss <= 1<<30, !math.IsNaN(rss))})
+	w10, w50 := median(flip(10000)), median(flip(50000))
+	g := w50 / w10
+	ts = append(ts, target{"time(50k) ÷ time(10k) ≤ 5.5", ratio(g), verdict(g <= 5.5, !math.IsNaN(g))})
+	ts = append(ts, target{"time(200k) ÷ time(50k) ≤ 4.4", "not measured (make bench-all stops at 50k)", "—"})
+	ct := math.NaN()
+	if s := r.size(10000); s != nil {
+		ct = median(s.conftestOverDecode)
+	}
+	ts = append(ts, target{"conftest with the exported bundle ≤ 15× the decode floor, 10k", ratio(ct), verdict(ct <= 15, !math.IsNaN(ct))})
+	for _, apps := range []int{2000, 10000} {
+		v, at := math.NaN(), math.NaN()
+		if gk := r.gkAt(apps); gk != nil {
+			v, at = median(gk.Ratios), median(gk.ReviewMS)/1000
+		}
+		ts = append(ts, target{fmt.Sprintf("Gatekeeper review ≤ 10× the inventory-read floor, %s Applications (one constraint; the issue's monorepo shape and five constraints are not measured here)", kObjects(apps)), ratio(v), verdict(v <= 10, !math.IsNaN(v))})
+		ts = append(ts, target{fmt.Sprintf("Gatekeeper review under 0.3 s, %s Applications (one constraint of five)", kObjects(apps)), secs(at), verdict(at < 0.3, !math.IsNaN(at))})
+	}
 	return ts
 }
 

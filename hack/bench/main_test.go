@@ -53,7 +53,7 @@ func TestReportWithGaps(t *testing.T) {
 	rep := &report{sizes: []*sizeResult{s}}
 	c := config{runs: 5, largeRuns: 3, largeAbove: 10000, pairwiseMax: 10000, gkApps: []int{20}, goBench: true}
 	md := rep.markdown(c)
-	for _, want := range []string{"**2.00 s** (1 run)", "— (stopped after the 5m0s cap)", "| end to end ≤ 2× the decode floor at 10k | 2.00× | yes |", "| 50k objects end to end ≤ 1.5 s | — | n/a |"} {
+	for _, want := range []string{"**2.00 s** (1 run)", "— (stopped after the 5m0s cap)", "| `flipflop check` ≤ 3× the decode floor at 10k | 2.00× | yes |", "| peak memory at 50k ≤ 1 GiB | — | n/a |", "| time(200k) ÷ time(50k) ≤ 4.4 | not measured (make bench-all stops at 50k) | — |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
