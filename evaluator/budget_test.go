@@ -27,6 +27,16 @@ func budgetEstate(t testing.TB) []evaluator.Object {
 	return objs
 }
 
+// budgetEvaluator is the evaluator the budget is measured with.
+func budgetEvaluator(t testing.TB) *evaluator.Evaluator {
+	t.Helper()
+	e, err := evaluator.New(context.Background(), evaluator.Settings{Today: "2026-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // The policies' work per object on the benchmark estate stays within
 // evaluator.EvaluationBudget. The count is OPA's profiler's (exact, the same
 // on any machine): this test cannot flake, and a change that makes every
@@ -40,11 +50,7 @@ func TestEvaluationBudget(t *testing.T) {
 		// times slower: make test runs this test once more without -race.
 		t.Skip("run without -race (make go-test does)")
 	}
-	e, err := evaluator.New(context.Background(), evaluator.Settings{Today: "2026-01-01"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := budgetEstate(t)
+	e, objs := budgetEvaluator(t), budgetEstate(t)
 	n, err := e.Evaluations(context.Background(), objs)
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +72,7 @@ func TestEvaluationProfile(t *testing.T) {
 	if os.Getenv("FLIPFLOP_PROFILE") == "" {
 		t.Skip("set FLIPFLOP_PROFILE=1 to print the profile")
 	}
-	e, err := evaluator.New(context.Background(), evaluator.Settings{Today: "2026-01-01"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := budgetEstate(t)
+	e, objs := budgetEvaluator(t), budgetEstate(t)
 	stats, err := e.Profile(context.Background(), objs)
 	if err != nil {
 		t.Fatal(err)

@@ -32,22 +32,15 @@ suspect_docs := [objects.docs[i] | some i in suspects]
 # fast is each table as the first pass reads it: the entries without a
 # wildcard as one filter and the [path, type] pairs it may yield (flat), and
 # the wildcard entries as the walk's trie has them.
-fast := {kind: {
-	"flat": flat_check([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
-	"d1": [prepared(n, 1) | some n in t.d1],
-	"d2": [prepared(n, 2) | some n in t.d2],
-	"d3": [prepared(n, 3) | some n in t.d3],
-} |
-	some kind, t in compiled
-}
+fast := {kind: first_pass(t) | some kind, t in compiled}
 
-fast_config := {uses: {
+fast_config := {uses: first_pass(t) | some uses, t in compiled_config}
+
+first_pass(t) := {
 	"flat": flat_check([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
 	"d1": [prepared(n, 1) | some n in t.d1],
 	"d2": [prepared(n, 2) | some n in t.d2],
 	"d3": [prepared(n, 3) | some n in t.d3],
-} |
-	some uses, t in compiled_config
 }
 
 # flat_check is how the entries without a wildcard are read at once:
