@@ -86,6 +86,7 @@ import data.lib.flipflop.rules.%s as rule
 import data.lib.flipflop.waivers
 
 violation contains v if {
+	gatekeeper.changed
 	findings := waivers.apply(rule.report) with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
 	candidates := gatekeeper.candidates(findings)
 	count(candidates) > 0

@@ -12,8 +12,10 @@
 #   UPDATE, the estate without the object on a CREATE), and a finding already there
 #   with the same subject and at least the same resources is let through, so an
 #   existing contradiction never freezes its objects (status writes, fixes).
-#   A DELETE is never a violation. Audit (no operation) reports every finding
-#   involving the object; for a task, those it contributes to.
+#   A DELETE is never a violation, nor an UPDATE that leaves what the model reads
+#   of the object as it was (a status write): neither runs the rule. Audit (no
+#   operation) reports every finding involving the object; for a task, those it
+#   contributes to.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
 #   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
@@ -60,21 +62,21 @@ reviewed_task if review.kind in task_kinds
 
 # subjects are the objects whose findings are reviewed: the object (and what it
 # was), and for a task the inventory Stages that use it.
-subjects := array.concat(reviewed, [e.contents | some e in task_users])
+subjects := array.concat(reviewed, task_users)
 
 reviewed := [review, before] if {
 	is_object(before)
 } else := [review]
 
 # task_users are the inventory Stages whose steps run the reviewed task.
-task_users := [e |
+task_users := [s |
 	reviewed_task
-	some [e, _] in texts
-	e.contents.kind == "Stage"
-	uses_task(e.contents, review)
+	some ns, name
+	s := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	uses_task(s, review)
 ]
 
-task_user_keys := {sprintf("%s/%s", [e.contents.metadata.namespace, e.contents.metadata.name]) | some e in task_users}
+task_user_keys := {sprintf("%s/%s", [s.metadata.namespace, s.metadata.name]) | some s in task_users}
 
 uses_task(stage, task) if {
 	same_scope(stage, task)
@@ -85,6 +87,14 @@ uses_task(stage, task) if {
 }
 
 task_step_kind(t) := object.get(t, "kind", "PromotionTask")
+
+# step_task_key is the key (as task_key) of the task a Stage in namespace ns
+# reaches with a task step's reference.
+step_task_key(ref, ns) := sprintf("/%s", [ref.name]) if {
+	ref.kind == "ClusterPromotionTask"
+} else := sprintf("%s/%s", [ns, ref.name]) if {
+	task_step_kind(ref) == "PromotionTask"
+}
 
 same_scope(_, task) if task.kind == "ClusterPromotionTask"
 
@@ -114,33 +124,34 @@ baseline_docs := array.concat([{"path": "admission review (before)", "contents":
 	reviewed_task
 }
 
+# changed says that the review can change a finding, so the rule must run: not
+# on a DELETE (see candidates), nor on an UPDATE that leaves every field the
+# model reads as it was. Argo CD and Kargo write status with full updates, and
+# a status write, a new resourceVersion or managed fields leave the model's
+# input, and so every finding, as they were: such a review reads nothing of
+# the inventory.
+changed if {
+	not deleting
+	not unchanged_update
+}
+
+unchanged_update if {
+	is_object(before)
+	model_view(review) == model_view(before)
+}
+
+# model_view is what the model reads of an object: its apiVersion, kind, name,
+# namespace, labels, annotations and spec (evaluator tests hold that no policy
+# reads anything else).
+model_view(o) := {
+	"apiVersion": object.get(o, "apiVersion", null),
+	"kind": object.get(o, "kind", null),
+	"metadata": {k: object.get(o, ["metadata", k], null) | some k in ["name", "namespace", "labels", "annotations"]},
+	"spec": object.get(o, "spec", null),
+}
+
 # judged says that findings are compared with the baseline.
 judged if baseline_docs
-
-inventory := array.concat(
-	[{"path": "inventory", "contents": o} |
-		some [gv, kind] in namespaced
-		some ns, name
-		o := data.inventory.namespace[ns][gv][kind][name]
-		not same(review_ref, kind, ns, name)
-	],
-	[{"path": "inventory", "contents": o} |
-		some [gv, kind] in cluster_scoped
-		some name
-		o := data.inventory.cluster[gv][kind][name]
-		not same(review_ref, kind, "", name)
-	],
-)
-
-# texts pairs each inventory entry with the text searched for repositories and
-# names, lower case, once: an Application's repository URLs and name (cheap),
-# the whole JSON text of anything else.
-texts := [[e, text_of(e.contents)] | some e in inventory]
-
-text_of(o) := lower(concat(" ", array.concat([sprintf("%q", [o.metadata.name])], app_urls(o)))) if {
-	o.kind == "Application"
-	is_string(o.metadata.name)
-} else := lower(json.marshal(o))
 
 array_at(o, path) := v if {
 	v := object.get(o, path, [])
@@ -159,18 +170,35 @@ app_urls(o) := [u |
 	is_string(u)
 ]
 
-# The tasks the reviewed objects name, and the repositories they and their tasks
-# mention.
-review_text := lower(json.marshal(subjects))
+# review_tasks are the inventory tasks the reviewed objects run, looked up by
+# key: a PromotionTask in the Stage's namespace, a ClusterPromotionTask by name.
+review_tasks := [t | some t in {t |
+	some s in subjects
+	s.kind == "Stage"
+	some step in array_at(s, ["spec", "promotionTemplate", "spec", "steps"])
+	is_object(step.task)
+	t := inventory_task(step.task, object.get(s, ["metadata", "namespace"], ""))
+}]
 
-# reviewer_text is the reviewed object's text and its tasks'.
-reviewer_text := concat("\n", array.concat([review_text], [lower(json.marshal(t)) | some t in review_tasks]))
+# inventory_task is the inventory copy of the task a step's task reference
+# names from a Stage in namespace ns (never the reviewed object's stale copy).
+inventory_task(ref, ns) := t if {
+	ref.kind == "ClusterPromotionTask"
+	t := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[ref.name]
+	not same(review_ref, "ClusterPromotionTask", "", ref.name)
+} else := t if {
+	task_step_kind(ref) == "PromotionTask"
+	t := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[ref.name]
+	not same(review_ref, "PromotionTask", ns, ref.name)
+}
 
-review_tasks := [e.contents |
-	some [e, _] in texts
-	e.contents.kind in task_kinds
-	contains(review_text, sprintf("%q", [lower(e.contents.metadata.name)]))
-]
+# reviewer_strings are the strings of the reviewed objects and their tasks,
+# lower case: argocd-update names an Application with one of them.
+reviewer_strings := {lower(v) |
+	some obj in array.concat(subjects, review_tasks)
+	walk(obj, [_, v])
+	is_string(v)
+}
 
 repos := {id |
 	some obj in array.concat(subjects, review_tasks)
@@ -194,45 +222,88 @@ mentions_repo(text) if {
 	contains(text, n)
 }
 
-# Tasks that mention a repository, and the names Stages would reach them by.
-related_task_names := {sprintf("%q", [lower(e.contents.metadata.name)]) |
-	some [e, text] in texts
-	e.contents.kind in task_kinds
-	mentions_repo(text)
+# related_task_keys are the inventory tasks that mention a repository, by the
+# key a Stage's task step reaches them by ("namespace/name", "/name" for a
+# ClusterPromotionTask).
+related_task_keys := {sprintf("%s/%s", [ns, name]) |
+	some ns, name
+	t := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
+	mentions_repo(spec_text(t))
+} | {sprintf("/%s", [name]) |
+	some name
+	t := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
+	mentions_repo(spec_text(t))
 }
 
-related := [e |
-	some [e, text] in texts
-	relevant(e.contents, text)
-]
+# related lists the inventory objects that can take part in a finding about
+# the reviewed object, kind by kind in the order of namespaced and
+# cluster_scoped (the reviewed object's stale copy left out). Each object is
+# tested once, where it is read, and only a relevant one is compared with the
+# reviewed object's key: an Application by its repository URLs and its name,
+# anything else by the JSON text of its spec (never its status: a live Stage's
+# freight history names repositories it may no longer promote).
+related := array.concat(
+	array.concat(
+		[{"path": "inventory", "contents": o} |
+			some ns, name
+			o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+			related_app(o)
+			not same(review_ref, "Application", ns, name)
+		],
+		[{"path": "inventory", "contents": o} |
+			some [gv, kind] in namespaced
+			kind != "Application"
+			some ns, name
+			o := data.inventory.namespace[ns][gv][kind][name]
+			relevant(o, kind, ns, spec_text(o))
+			not same(review_ref, kind, ns, name)
+		],
+	),
+	[{"path": "inventory", "contents": o} |
+		some [gv, kind] in cluster_scoped
+		some name
+		o := data.inventory.cluster[gv][kind][name]
+		relevant(o, kind, "", spec_text(o))
+		not same(review_ref, kind, "", name)
+	],
+)
 
-relevant(_, text) if mentions_repo(text)
+# spec_text is the text searched in an object other than an Application: its
+# spec as JSON, lower case.
+spec_text(o) := lower(json.marshal(object.get(o, "spec", null)))
 
-# Applications the reviewed Stage (or its tasks) names, and Stages that name
-# the reviewed Application: argocd-update reaches Applications by name.
-relevant(obj, _) if {
-	obj.kind == "Application"
+related_app(o) if {
+	some u in app_urls(o)
+	mentions_repo(lower(u))
+}
+
+# Applications the reviewed Stage (or its tasks) names: argocd-update reaches
+# Applications by name.
+related_app(o) if {
 	review.kind == "Stage"
-	contains(reviewer_text, sprintf("%q", [lower(obj.metadata.name)]))
+	lower(o.metadata.name) in reviewer_strings
 }
 
-relevant(obj, text) if {
-	obj.kind == "Stage"
+relevant(_, _, _, text) if mentions_repo(text)
+
+# Stages that name the reviewed Application.
+relevant(_, "Stage", _, text) if {
 	review.kind == "Application"
 	contains(text, sprintf("%q", [lower(review.metadata.name)]))
 }
 
-relevant(obj, text) if {
-	obj.kind == "Stage"
-	some name in related_task_names
-	contains(text, name)
+# Stages that run a related task.
+relevant(o, "Stage", ns, _) if {
+	count(related_task_keys) > 0
+	some step in array_at(o, ["spec", "promotionTemplate", "spec", "steps"])
+	is_object(step.task)
+	step_task_key(step.task, ns) in related_task_keys
 }
 
 # The Stages that use the reviewed task.
-relevant(obj, _) if {
+relevant(o, "Stage", _, _) if {
 	reviewed_task
-	obj.kind == "Stage"
-	uses_task(obj, review)
+	uses_task(o, review)
 }
 
 same(ref, kind, ns, name) if {

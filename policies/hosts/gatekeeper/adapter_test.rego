@@ -231,3 +231,62 @@ test_stages_reach_repositories_through_their_tasks if {
 	docs := gatekeeper.docs with input as review(dev_app) with data.inventory as inv
 	{d.contents.metadata.name | some d in docs} == {"dev", "viatask", "promote"}
 }
+
+# A task is reached by key: a PromotionTask of the same name in another
+# namespace (another team's) neither adds its repositories to the review nor
+# relates the Stages that run it.
+test_tasks_are_reached_by_namespace_and_name if {
+	other_url := "https://git.example.com/other/team.git"
+	ours := f.promotion_task("acme", "promote", [], [f.clone(f.repo, [f.checkout("./r", "main")])])
+	theirs := f.promotion_task("other", "promote", [], [f.clone(other_url, [f.checkout("./r", "main")])])
+	reviewed := f.stage_steps("dev", [{"task": {"name": "promote"}}])
+	their_stage := object.union(f.stage_steps("x", [{"task": {"name": "promote"}}]), {"metadata": {"namespace": "other"}})
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"Application": {
+			"dev": dev_app,
+			"theirs": f.app_with("theirs", {"repoURL": other_url, "targetRevision": "main"}, {}),
+		}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"dev": reviewed}, "PromotionTask": {"promote": ours}}},
+		"other": {"kargo.akuity.io/v1alpha1": {"Stage": {"x": their_stage}, "PromotionTask": {"promote": theirs}}},
+	}}
+	[t.metadata.namespace | some t in gatekeeper.review_tasks] == ["acme"] with input as review(reviewed) with data.inventory as inv
+	docs := gatekeeper.docs with input as review(reviewed) with data.inventory as inv
+	{[d.contents.metadata.namespace, d.contents.metadata.name] | some d in docs} == {["acme", "dev"], ["argocd", "dev"], ["acme", "promote"]}
+
+	# reviewing their Application relates their task and the Stage running it, not ours
+	their_docs := gatekeeper.docs with input as review(inv.namespace.argocd["argoproj.io/v1alpha1"].Application.theirs) with data.inventory as inv
+	{[d.contents.metadata.namespace, d.contents.metadata.name] | some d in their_docs} == {["argocd", "theirs"], ["other", "x"], ["other", "promote"]}
+}
+
+# Only an object's spec is searched: a live Stage's status names repositories
+# (freight history) it may not promote.
+test_status_does_not_relate_an_object if {
+	with_status := object.union(f.stage_steps("old", []), {"status": {"freightHistory": [{"commits": [{"repoURL": f.repo}]}]}})
+	inv := {"namespace": {"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"old": with_status}}}}}
+	docs := gatekeeper.docs with input as review(dev_app) with data.inventory as inv
+	[d.contents.metadata.name | some d in docs] == ["dev"]
+}
+
+# A review whose object the model reads as it was (a status write, a new
+# resourceVersion) runs no rule; any change the model reads does, as do
+# CREATE and audit.
+test_unchanged_update_runs_no_rule if {
+	status_write := object.union(dev_stage, {"metadata": {"resourceVersion": "2", "managedFields": [{"manager": "kargo"}]}, "status": {"phase": "Steady"}})
+	not gatekeeper.changed with input as admission("UPDATE", status_write, dev_stage) with data.inventory as inventory
+	count({v | some v in template_violations}) == 0 with input as admission("UPDATE", status_write, dev_stage) with data.inventory as inventory
+
+	changes := [
+		object.union(dev_stage, {"metadata": {"labels": {"team": "a"}}}),
+		object.union(dev_stage, {"metadata": {"annotations": {"flipflop.dev/ignore": "shared-branch-contradiction: x"}}}),
+		f.stage("dev", "main", [f.no_pin("dev")]),
+	]
+	every change in changes {
+		gatekeeper.changed with input as admission("UPDATE", change, dev_stage) with data.inventory as inventory
+	}
+}
+
+test_create_and_audit_run_the_rule if {
+	gatekeeper.changed with input as admission("CREATE", dev_stage, null) with data.inventory as inventory
+	gatekeeper.changed with input as review(dev_stage) with data.inventory as inventory
+	not gatekeeper.changed with input as admission("DELETE", dev_stage, dev_stage) with data.inventory as inventory
+}
