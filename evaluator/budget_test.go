@@ -3,7 +3,9 @@ package evaluator_test
 import (
 	"context"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -73,6 +75,11 @@ func TestEvaluationProfile(t *testing.T) {
 		t.Skip("set FLIPFLOP_PROFILE=1 to print the profile")
 	}
 	e, objs := budgetEvaluator(t), budgetEstate(t)
+	if kinds := os.Getenv("FLIPFLOP_PROFILE_KINDS"); kinds != "" {
+		// Only the objects of these kinds (comma-separated): what each kind costs.
+		keep := strings.Split(kinds, ",")
+		objs = slices.DeleteFunc(objs, func(o evaluator.Object) bool { return !slices.Contains(keep, o.Kind) })
+	}
 	stats, err := e.Profile(context.Background(), objs)
 	if err != nil {
 		t.Fatal(err)
