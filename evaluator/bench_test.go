@@ -92,3 +92,25 @@ func BenchmarkEvaluate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAnalyze measures findings and the model together (explain, graph,
+// fix, diagnose), against BenchmarkEvaluate on the same estates: issue 21
+// holds the ratio to at most 1.1.
+func BenchmarkAnalyze(b *testing.B) {
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range benchSizes(b) {
+		objs, _ := generated(b, n)
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := ev.Analyze(context.Background(), objs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(objs)), "ns/object")
+		})
+	}
+}

@@ -213,10 +213,16 @@ func modelQuery(o modelOptions) string {
 	return "model = " + o.view() + " with data.lib.flipflop.config.settings as data.flipflop_settings"
 }
 
-// analyzeQuery is the query behind Analyze: findings and the model view in
-// one with-scope, so the model is computed once for both.
+// analyzeQuery is the query behind Analyze: findings and the model view as
+// one rule's value (data.flipflop.analysis), so the model is computed once
+// for both: each reference of a query expression is evaluated under its
+// `with` in a scope of its own.
 func analyzeQuery(o modelOptions) string {
-	return `x = {"findings": data.flipflop.all_findings, "model": ` + o.view() + `} with data.lib.flipflop.config.settings as data.flipflop_settings`
+	rule := "data.flipflop.analysis"
+	if o.detailed {
+		rule = "data.flipflop.detailed_analysis"
+	}
+	return "x = " + rule + " with data.lib.flipflop.config.settings as data.flipflop_settings"
 }
 
 // KindsQuery counts the objects the model reads, by kind.

@@ -8,6 +8,7 @@
 #   shape, so both hosts report the same findings.
 package flipflop
 
+import data.lib.flipflop.view
 import data.lib.flipflop.waivers
 
 # findings is every rule's report, evaluated with the settings given as data.
@@ -19,6 +20,16 @@ findings := fs if {
 # all_findings: every rule's findings, waivers applied (waived ones are kept,
 # marked), plus the findings about the waivers themselves.
 all_findings := waivers.apply(rule_findings) | meta_findings
+
+# analysis is every finding with the model view, for the Go evaluator's
+# explain, graph, fix and diagnose (detailed_analysis: with the detailed view).
+# It is one rule so that one reference evaluates the model once for both: OPA
+# evaluates each reference of a query expression under a `with` in a scope of
+# its own, so a query naming the findings and the view beside each other
+# computed the model twice.
+analysis := {"findings": all_findings, "model": view.estate}
+
+detailed_analysis := {"findings": all_findings, "model": view.detailed}
 
 rule_findings contains f if {
 	some name
