@@ -228,28 +228,28 @@ mentions_repo(text) if {
 related_task_keys := {sprintf("%s/%s", [ns, name]) |
 	some ns, name
 	t := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
-	mentions_repo(spec_text(t))
+	touches(t, "PromotionTask", spec_text(t))
 } | {sprintf("/%s", [name]) |
 	some name
 	t := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-	mentions_repo(spec_text(t))
+	touches(t, "ClusterPromotionTask", spec_text(t))
 }
 
 # related lists the inventory objects that can take part in a finding about
 # the reviewed object, kind by kind in the order of namespaced and
-# cluster_scoped (the reviewed object's stale copy left out). Each object is
-# tested once, where it is read, and only a relevant one is compared with the
-# reviewed object's key: an Application by its repository URLs and its name,
-# anything else by the JSON text of its spec (never its status: a live Stage's
-# freight history names repositories it may no longer promote).
+# cluster_scoped (the reviewed object's stale copy left out): those that
+# mention one of its repositories and can touch one of its pointers
+# (neighbourhood.rego), the Applications it names, the Stages that name it or
+# run a related task. Each object is tested once, where it is read, and only a
+# relevant one is compared with the reviewed object's key: an Application by
+# its repository URLs, revisions and name, anything else by the JSON text of
+# its spec (never its status: a live Stage's freight history names
+# repositories it may no longer promote). TestReviewReadsItsNeighbourhoodOnly
+# (internal/export) holds that the admission rules find the same about the
+# reviewed object in these objects as in the whole inventory.
 related := array.concat(
 	array.concat(
-		[{"path": "inventory", "contents": o} |
-			some ns, name
-			o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-			related_app(o)
-			not same(review_ref, "Application", ns, name)
-		],
+		related_apps,
 		[{"path": "inventory", "contents": o} |
 			some [gv, kind] in namespaced
 			kind != "Application"
@@ -268,23 +268,31 @@ related := array.concat(
 	],
 )
 
+related_apps := [{"path": "inventory", "contents": o} |
+	some ns, name
+	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	related_app(o)
+	not same(review_ref, "Application", ns, name)
+]
+
 # spec_text is the text searched in an object other than an Application: its
 # spec as JSON, lower case.
 spec_text(o) := lower(json.marshal(object.get(o, "spec", null)))
 
 related_app(o) if {
+	on_core_pointer(o)
 	some u in app_urls(o)
 	mentions_repo(lower(u))
 }
 
-# Applications the reviewed Stage (or its tasks) names: argocd-update reaches
-# Applications by name.
+# Applications the reviewed Stage (or its tasks, or the Stages running the
+# reviewed task) names: argocd-update reaches Applications by name.
 related_app(o) if {
-	review.kind == "Stage"
+	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
 	lower(o.metadata.name) in reviewer_strings
 }
 
-relevant(_, _, _, text) if mentions_repo(text)
+relevant(o, kind, _, text) if touches(o, kind, text)
 
 # Stages that name the reviewed Application.
 relevant(_, "Stage", _, text) if {
@@ -304,6 +312,13 @@ relevant(o, "Stage", ns, _) if {
 relevant(o, "Stage", _, _) if {
 	reviewed_task
 	uses_task(o, review)
+}
+
+# touches says an object other than an Application mentions a reviewed
+# repository and may touch one of the reviewed pointers.
+touches(o, kind, text) if {
+	mentions_repo(text)
+	may_touch_core(o, kind, text)
 }
 
 same(ref, kind, ns, name) if {

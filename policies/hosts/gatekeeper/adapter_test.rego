@@ -72,8 +72,10 @@ test_message_is_the_finding_alone if {
 	not contains(v.msg, "[shared-branch-contradiction]")
 }
 
+# An Application on the contradicted branch that no Stage pins is related (it
+# tracks one of the pointers), but not involved.
 test_no_violation_for_uninvolved_object if {
-	other := f.app("unrelated", "env/x")
+	other := f.app("unrelated", "main")
 	docs := gatekeeper.docs with input as review(other) with data.inventory as inventory
 	findings := rule.report with input as docs
 	count(findings) == 1
@@ -289,4 +291,58 @@ test_create_and_audit_run_the_rule if {
 	gatekeeper.changed with input as admission("CREATE", dev_stage, null) with data.inventory as inventory
 	gatekeeper.changed with input as review(dev_stage) with data.inventory as inventory
 	not gatekeeper.changed with input as admission("DELETE", dev_stage, dev_stage) with data.inventory as inventory
+}
+
+# Of the objects that mention a reviewed repository, only those that can touch
+# one of the reviewed pointers are read: Applications on another branch, and
+# Stages that neither name, nor compute, nor write one, are left out.
+test_only_objects_on_the_reviewed_pointers_are_read if {
+	elsewhere := f.app("elsewhere", "env/other")
+	elsewhere_stage := f.stage("elsewhere", "env/other", [f.pin("elsewhere")])
+	computed := f.stage_steps("computed", [
+		f.clone(f.repo, [f.checkout("./r", "env/${{ ctx.stage }}")]),
+		{"uses": "git-push", "config": {"path": "./r"}},
+	])
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app, "qa": qa_app, "elsewhere": elsewhere}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"qa": qa_stage, "elsewhere": elsewhere_stage, "computed": computed}}},
+	}}
+	gatekeeper.narrowed with input as review(dev_stage) with data.inventory as inv
+	docs := gatekeeper.docs with input as review(dev_stage) with data.inventory as inv
+	{[d.contents.kind, d.contents.metadata.name] | some d in docs} == {
+		["Stage", "dev"], ["Stage", "qa"], ["Stage", "computed"],
+		["Application", "dev"], ["Application", "qa"],
+	}
+
+	# reviewing the other branch's Application reads its own pointer's objects
+	# (and the Stage that computes a branch), not main's
+	other_docs := gatekeeper.docs with input as review(elsewhere) with data.inventory as inv
+	{[d.contents.kind, d.contents.metadata.name] | some d in other_docs} == {
+		["Application", "elsewhere"], ["Stage", "elsewhere"], ["Stage", "computed"],
+	}
+}
+
+# A pointer the model cannot tell (a branch from an unknown variable) narrows
+# nothing beyond the repositories.
+test_unknown_pointer_narrows_nothing if {
+	unknown := f.stage_steps("unknown", [
+		f.clone(f.repo, [f.checkout("./r", "${{ vars.nowhere }}")]),
+		{"uses": "git-push", "config": {"path": "./r"}},
+	])
+	elsewhere := f.app("elsewhere", "env/other")
+	inv := {"namespace": {"argocd": {"argoproj.io/v1alpha1": {"Application": {"elsewhere": elsewhere}}}}}
+	not gatekeeper.narrowed with input as review(unknown) with data.inventory as inv
+	docs := gatekeeper.docs with input as review(unknown) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs} == {"unknown", "elsewhere"}
+}
+
+# HEAD is the default branch: when the reviewed objects track main, an
+# Application tracking HEAD (or nothing) is read, and the other way round.
+test_default_branch_spellings_are_one_pointer if {
+	head_app := f.app("head", "HEAD")
+	inv := {"namespace": {"argocd": {"argoproj.io/v1alpha1": {"Application": {"head": head_app, "qa": qa_app}}}}}
+	docs := gatekeeper.docs with input as review(dev_app) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs} == {"dev", "head", "qa"}
+	head_docs := gatekeeper.docs with input as review(head_app) with data.inventory as inv
+	{d.contents.metadata.name | some d in head_docs} == {"head", "qa"}
 }

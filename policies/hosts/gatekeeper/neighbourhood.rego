@@ -1,0 +1,132 @@
+# The Gatekeeper adapter's second half: the reviewed objects' pointers, which
+# narrow the objects a review reads (see related in adapter.rego).
+package lib.flipflop.gatekeeper
+
+import data.lib.flipflop.model
+import data.lib.flipflop.revision
+
+# The pointers of the reviewed objects. Every finding is about pointers (a
+# repository's branch, HEAD or version range) and what writes and pins them,
+# so the objects that mention a reviewed repository are narrowed to those that
+# can touch one of the pointers the reviewed objects track or write, found by
+# the model itself run on the reviewed objects (old and new), their tasks and
+# the Applications they name. When the model cannot tell one of those
+# pointers, nothing is narrowed beyond the repositories.
+
+core_docs := array.concat(
+	array.concat(
+		[{"path": "admission review", "contents": o} | some o in subjects],
+		[{"path": "inventory", "contents": t} | some t in review_tasks],
+	),
+	named_apps,
+)
+
+# named_apps are the Applications the reviewed objects name (found by name
+# before any of them is read).
+named_apps := [{"path": "inventory", "contents": o} |
+	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
+	some ns, name
+	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	lower(name) in reviewer_strings
+	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	not same(review_ref, "Application", ns, name)
+]
+
+core_pointers := ps if {
+	# regal ignore:with-outside-test-context
+	ps := array.concat([s.pointer | some s in model.sources], [w.pointer | some w in model.writers]) with input as core_docs with data.lib.flipflop.config.settings as settings
+}
+
+# narrowed says that every pointer of the reviewed objects is known.
+narrowed if {
+	every p in core_pointers {
+		p.known
+	}
+}
+
+# core_words are the names of those pointers, lower case, as a revision or a
+# branch field spells them; with every spelling of the default branch when one
+# is among them (HEAD stands for main or master, whichever the estate names).
+core_words := words | default_words if {
+	some w in words
+	w in default_words
+} else := words
+
+words := {lower(p.name) | some p in core_pointers}
+
+default_words := {"", "head", "main", "master", lower(object.get(settings, "default_branch", ""))}
+
+# on_core_pointer says an Application tracks a revision spelled as one of the
+# pointers' names (the model's own reading of a revision).
+on_core_pointer(_) if not narrowed
+
+on_core_pointer(o) if {
+	narrowed
+	some r in app_revisions(o)
+	lower(revision.classify(r).name) in core_words
+}
+
+# app_revisions are the revisions of an Application's sources, as written
+# ("" where a source leaves it out: the default branch).
+app_revisions(o) := array.concat(
+	array.concat(
+		[object.get(src, "targetRevision", "") | src := o.spec.source; is_object(src)],
+		[object.get(src, "targetBranch", "") | src := o.spec.sourceHydrator.syncSource; is_object(src)],
+	),
+	[object.get(src, "targetRevision", "") | some src in array_at(o, ["spec", "sources"]); is_object(src)],
+)
+
+# may_touch_core says a Stage or task may write or pin one of the pointers,
+# from its spec's text: it names one of them or a related Application, or
+# computes a branch or an Application name with an expression, selects
+# Applications by label, or, when the default branch is among the pointers,
+# checks out the default branch.
+# ApplicationSets and Warehouses are related by their repositories alone.
+may_touch_core(_, _, _) if not narrowed
+
+may_touch_core(_, kind, _) if {
+	narrowed
+	not kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
+}
+
+may_touch_core(_, _, text) if {
+	narrowed
+	some w in core_words
+	w != ""
+	contains(text, w)
+}
+
+may_touch_core(_, _, text) if {
+	narrowed
+	regex.match(`"(branch|targetbranch|sourcebranch|name)":"[^"]*\$\{\{`, text)
+}
+
+may_touch_core(_, _, text) if {
+	narrowed
+	contains(text, "selector")
+}
+
+may_touch_core(o, _, _) if {
+	narrowed
+	"main" in core_words
+	some step in array.concat(array_at(o, ["spec", "promotionTemplate", "spec", "steps"]), array_at(o, ["spec", "steps"]))
+	step.uses == "git-clone"
+	some c in array_at(step, ["config", "checkout"])
+	default_checkout(c)
+}
+
+may_touch_core(_, _, text) if {
+	narrowed
+	some name in related_app_names
+	contains(text, sprintf("%q", [name]))
+}
+
+# default_checkout says a git-clone checkout is of the default branch (the
+# model's reading: no branch, commit or tag).
+default_checkout(c) if {
+	not is_string(c.branch)
+	object.get(c, "commit", null) == null
+	object.get(c, "tag", null) == null
+}
+
+related_app_names := {lower(e.contents.metadata.name) | some e in related_apps} | {lower(review.metadata.name) | review.kind == "Application"}
