@@ -81,8 +81,10 @@ go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest
 	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')
 	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') ./tests
 	@# The evaluation budget is an exact count, the same with or without the race
-	@# detector, which only makes it slower: it skips under -race and runs here.
-	go test $(GO_TEST_FLAGS) -run '^TestEvaluationBudget$$' ./evaluator/
+	@# detector, which only makes it slower: it skips under -race and runs here,
+	@# with the other tests that only evaluate policies.
+	go test $(GO_TEST_FLAGS) -run '^(TestEvaluationBudget|TestAnalyzeEvaluatesTheModelOnce)$$' ./evaluator/
+	go test $(GO_TEST_FLAGS) -run '^TestReviewReadsItsNeighbourhoodOnly$$' ./internal/export/
 
 bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
 	rm -rf bundles

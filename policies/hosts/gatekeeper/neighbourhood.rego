@@ -63,7 +63,26 @@ on_core_pointer(_) if not narrowed
 on_core_pointer(o) if {
 	narrowed
 	some r in app_revisions(o)
+	may_name_core(r)
 	lower(revision.classify(r).name) in core_words
+}
+
+# may_name_core is a cheap test that a revision can name one of the pointers
+# (the model's reading of it is its text, trimmed, perhaps after refs/heads/
+# or refs/tags/, or HEAD when it is empty), so that only those are read by
+# the model's classification.
+may_name_core(r) if not is_string(r)
+
+may_name_core(r) if {
+	is_string(r)
+	trim_space(r) == ""
+}
+
+may_name_core(r) if {
+	is_string(r)
+	some w in core_words
+	w != ""
+	contains(lower(r), w)
 }
 
 # app_revisions are the revisions of an Application's sources, as written
