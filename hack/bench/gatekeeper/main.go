@@ -64,8 +64,8 @@ type Result struct {
 
 func main() {
 	dir := flag.String("dir", "", "estate directory (YAML files, read in sorted order)")
-	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate file")
-	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint file")
+	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate files, comma-separated")
+	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint files, comma-separated (reviewed together)")
 	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file")
 	apps := flag.String("apps", "2000,10000", "inventory sizes, in Applications")
 	runs := flag.Int("runs", 5, "timed reviews per inventory size (after one warm-up review)")
@@ -119,7 +119,9 @@ func run(dir, templ, constraint, floor, appsFlag string, runs int, timeout, budg
 	if err != nil {
 		return err
 	}
-	policy, err := readFiles(templ, constraint)
+	// -template and -constraint may each list several files (comma-separated):
+	// every constraint is then reviewed together, as Gatekeeper does.
+	policy, err := readFiles(append(strings.Split(templ, ","), strings.Split(constraint, ",")...)...)
 	if err != nil {
 		return err
 	}
