@@ -55,22 +55,22 @@ type config struct {
 	// that a concurrent make build or make bundles cannot change it mid-run
 	conftestBundle, pairwisePolicy, gkTemplate, gkConstraint, gkFloor, evaluatorTest string
 	// gkAll is the copy of bundles/gatekeeper: every template and constraint.
-	gkAll string
-	sizes                                                                            []int
-	runs                                                                             int
-	largeRuns                                                                        int
-	largeAbove                                                                       int
-	pairwiseMax                                                                      int
-	gkApps                                                                           []int
-	timeout                                                                          time.Duration
-	budget                                                                           time.Duration
-	out                                                                              string
-	smoke                                                                            bool
-	keep                                                                             bool
-	goBench                                                                          bool
-	shapeRuns                                                                        int
-	onlyShapes                                                                       bool
-	shapes                                                                           []*shapeResult
+	gkAll       string
+	sizes       []int
+	runs        int
+	largeRuns   int
+	largeAbove  int
+	pairwiseMax int
+	gkApps      []int
+	timeout     time.Duration
+	budget      time.Duration
+	out         string
+	smoke       bool
+	keep        bool
+	goBench     bool
+	shapeRuns   int
+	onlyShapes  bool
+	shapes      []*shapeResult
 }
 
 func main() {
