@@ -275,14 +275,20 @@ related_apps := [{"path": "inventory", "contents": o} |
 	not same(review_ref, "Application", ns, name)
 ]
 
+app_mentions_repo(o) if {
+	some u in app_urls(o)
+	mentions_repo(lower(u))
+}
+
 # spec_text is the text searched in an object other than an Application: its
 # spec as JSON, lower case.
 spec_text(o) := lower(json.marshal(object.get(o, "spec", null)))
 
+# (the cheap test first: most Applications of an estate are on other
+# repositories)
 related_app(o) if {
+	app_mentions_repo(o)
 	on_core_pointer(o)
-	some u in app_urls(o)
-	mentions_repo(lower(u))
 }
 
 # Applications the reviewed Stage (or its tasks, or the Stages running the
