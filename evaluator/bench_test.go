@@ -75,28 +75,25 @@ func benchSizes(tb testing.TB) []int {
 // query prepared once) on the generated estate (estate.Generate, seed 1: the
 // same files make bench-all writes); cost must grow linearly.
 func BenchmarkEvaluate(b *testing.B) {
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range benchSizes(b) {
-		objs, _ := generated(b, n)
-		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := ev.Evaluate(context.Background(), objs); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(objs)), "ns/object")
-		})
-	}
+	benchEstates(b, func(ev *evaluator.Evaluator, objs []evaluator.Object) error {
+		_, err := ev.Evaluate(context.Background(), objs)
+		return err
+	})
 }
 
 // BenchmarkAnalyze measures findings and the model together (explain, graph,
 // fix, diagnose), against BenchmarkEvaluate on the same estates: issue 21
 // holds the ratio to at most 1.1.
 func BenchmarkAnalyze(b *testing.B) {
+	benchEstates(b, func(ev *evaluator.Evaluator, objs []evaluator.Object) error {
+		_, _, err := ev.Analyze(context.Background(), objs)
+		return err
+	})
+}
+
+// benchEstates times run on the generated estate of every benchSizes size,
+// and reports the time per object.
+func benchEstates(b *testing.B, run func(*evaluator.Evaluator, []evaluator.Object) error) {
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
 	if err != nil {
 		b.Fatal(err)
@@ -106,7 +103,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := ev.Analyze(context.Background(), objs); err != nil {
+				if err := run(ev, objs); err != nil {
 					b.Fatal(err)
 				}
 			}

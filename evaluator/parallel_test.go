@@ -19,15 +19,7 @@ func reportJSON(t *testing.T, workers int, objs []evaluator.Object) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.Evaluate(context.Background(), objs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return report(t, e, objs)
 }
 
 // Evaluating invalid-object's problems in parallel chunks and the rest in one

@@ -98,6 +98,7 @@ func TestPoliciesReadOnlyTheModelView(t *testing.T) {
 	}
 }
 
+// report evaluates objs and returns the report as JSON.
 func report(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) string {
 	t.Helper()
 	r, err := ev.Evaluate(context.Background(), objs)

@@ -12,8 +12,8 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/cluster"
 )
 
-// regoValue evaluates query over the embedded policies.
-func regoValue(t *testing.T, query string) any {
+// policyQuery is query over the embedded policies, as rego options.
+func policyQuery(t *testing.T, query string) []func(*rego.Rego) {
 	t.Helper()
 	mods, err := evaluator.Modules()
 	if err != nil {
@@ -23,7 +23,13 @@ func regoValue(t *testing.T, query string) any {
 	for _, m := range mods {
 		opts = append(opts, rego.ParsedModule(m))
 	}
-	rs, err := rego.New(opts...).Eval(context.Background())
+	return opts
+}
+
+// regoValue evaluates query over the embedded policies.
+func regoValue(t *testing.T, query string) any {
+	t.Helper()
+	rs, err := rego.New(policyQuery(t, query)...).Eval(context.Background())
 	if err != nil || len(rs) == 0 {
 		t.Fatalf("%s: %v %v", query, rs, err)
 	}

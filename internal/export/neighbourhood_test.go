@@ -44,15 +44,7 @@ func TestReviewReadsItsNeighbourhoodOnly(t *testing.T) {
 	if race.Enabled {
 		t.Skip("only evaluates policies: make go-test runs it without -race")
 	}
-	mods, err := evaluator.Modules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []func(*rego.Rego){rego.Query(reviewQuery)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	pq, err := rego.New(opts...).PrepareForEval(context.Background())
+	pq, err := rego.New(policyQuery(t, reviewQuery)...).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
