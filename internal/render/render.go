@@ -7,7 +7,7 @@
 // One budget bounds all rendering of a run: the time (a wall-clock deadline
 // for all renders together, and the same as a CPU-time limit the kernel
 // enforces on each worker), and the memory (one worker at a time, limited by
-// the kernel's RLIMIT_DATA and by a watchdog). A worker dies with its parent.
+// the kernel's RLIMIT_AS and RLIMIT_DATA, and by a watchdog). A worker dies with its parent.
 // The worker reads only regular files inside the roots the user gave
 // (symbolic links leaving them are refused) and never a path the run
 // excludes, never writes, and cannot reach any network: on Linux it starts in
@@ -369,7 +369,7 @@ func (r *Renderer) run(req request) (*response, error) {
 }
 
 // outOfMemory reports whether a worker's standard error says the kernel
-// refused it memory (RLIMIT_DATA): the Go runtime's own "out of memory", or a
+// refused it memory (RLIMIT_AS or RLIMIT_DATA): the Go runtime's own "out of memory", or a
 // thread it could not create for want of memory for its stack.
 func outOfMemory(stderr string) bool {
 	for _, s := range []string{"out of memory", "cannot allocate memory", "failed to create new OS thread", "pthread_create failed"} {

@@ -4,8 +4,11 @@ package render
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -39,13 +42,36 @@ func namespaceRefused(err error) bool {
 }
 
 // limitSelf is called by the worker before it reads any input: the kernel
-// then refuses it more than memory bytes of data (RLIMIT_DATA: the heap the
-// Go runtime maps, counted when mapped, before a page is touched) and kills it
-// after cpuSeconds of CPU time (RLIMIT_CPU), whatever its parent does. The
-// race detector maps terabytes of shadow memory as data, so a race build
-// keeps only the CPU limit and the in-process watchdog.
+// then refuses it more than memory bytes of new address space and of data,
+// and kills it after cpuSeconds of CPU time (RLIMIT_CPU), whatever its parent
+// does.
+//
+// Two memory limits, because neither holds alone for a Go program:
+//   - RLIMIT_AS, the address space, set to what the worker has mapped now
+//     plus memory. The Go heap grows by reserving address space (PROT_NONE)
+//     and then mapping it read-write over the reservation. Linux checks
+//     RLIMIT_DATA on that second mapping only for the pages it does not
+//     overlap (mmap_region subtracts the overlapped pages from what it
+//     checks), which for the heap is none: a single 2 GB allocation under a
+//     1 GiB data limit was let through, and the worker touched all of it
+//     before some later small mapping failed (seen under load, one run in
+//     about twenty). The reservation itself counts against RLIMIT_AS, so
+//     the allocation is refused when it is made.
+//   - RLIMIT_DATA, which still bounds what is mapped writable outside the Go
+//     heap (C allocations, thread stacks).
+//
+// The race detector maps terabytes of shadow memory, so a race build keeps
+// only the CPU limit and the in-process watchdog.
 func limitSelf(memory, cpuSeconds int64) error {
 	if memory > 0 && !raceEnabled {
+		mapped, err := addressSpace()
+		if err != nil {
+			return err
+		}
+		as := &syscall.Rlimit{Cur: uint64(mapped + memory), Max: uint64(mapped + memory)}
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, as); err != nil {
+			return err
+		}
 		lim := &syscall.Rlimit{Cur: uint64(memory), Max: uint64(memory)}
 		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, lim); err != nil {
 			return err
@@ -58,6 +84,24 @@ func limitSelf(memory, cpuSeconds int64) error {
 		}
 	}
 	return nil
+}
+
+// addressSpace is the size of this process's address space in bytes (the
+// first field of /proc/self/statm, in pages).
+func addressSpace() (int64, error) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, errors.New("/proc/self/statm is empty")
+	}
+	pages, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/self/statm: %v", err)
+	}
+	return pages * int64(os.Getpagesize()), nil
 }
 
 // netnsID names the network namespace this process is in ("" when unknown).

@@ -361,6 +361,41 @@ func TestWorkerMemoryHeldByTheKernel(t *testing.T) {
 	}
 }
 
+// Item 5: the kernel refuses a worker an allocation past its limit when the
+// allocation is made, not after its pages are touched. Linux checks
+// RLIMIT_DATA only on the part of a mapping that does not overlap an earlier
+// one, and the Go heap maps over its own reservations: with the data limit
+// alone, a 1 GiB allocation under a 512 MiB limit was granted in about two
+// runs in five (whether the runtime's next mapping fails depends on where
+// the heap lands) and touched until the watchdog noticed ("used more than"):
+// twenty runs all refused leave such a limit a chance of about 1 in 30,000.
+func TestWorkerAllocationRefusedWhenMade(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory counts as data: the kernel limit is off in race builds")
+	}
+	const limit = 512 << 20
+	probe := func(size int) string {
+		r := &Renderer{Memory: limit}
+		resp, err := r.run(request{Mode: modeProbeMemory, Dir: strconv.Itoa(size), MaxOutput: 1 << 20, Memory: limit})
+		if err != nil {
+			return err.Error()
+		}
+		if len(resp.Errors) != 1 {
+			t.Fatalf("probe: %+v", resp.Errors)
+		}
+		return resp.Errors[0].Message
+	}
+	// Under the limit the probe allocates: it measures what it says.
+	if got := probe(64 << 20); got != "allocated" {
+		t.Fatalf("64 MiB under a 512 MiB limit: %s", got)
+	}
+	for range 20 {
+		if got := probe(1 << 30); !strings.Contains(got, "ran out of memory") {
+			t.Fatalf("1 GiB under a 512 MiB limit: %s (want the kernel's refusal, \"ran out of memory\")", got)
+		}
+	}
+}
+
 // Item 5: a worker dies with its parent. The parent (this test binary, in
 // parentMode) renders a looping chart and is killed; its worker must be gone
 // soon after, not loop on.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -69,6 +70,13 @@ type request struct {
 // TCP address in Dir and reports what happened as an error. Tests use it to
 // check that a worker can reach no address.
 const modeProbeNetwork = "probe-network"
+
+// modeProbeMemory is a request that renders nothing: the worker allocates the
+// number of bytes in Dir in one allocation, as a template's repeat does,
+// writes to every page of it, and reports "allocated" as an error. Tests use
+// it to check that the kernel refuses the allocation itself, before a page is
+// touched.
+const modeProbeMemory = "probe-memory"
 
 // Bounds on what a worker reports: a render error is one line of at most
 // maxMessage bytes (a template can make an error message as large as its
@@ -203,6 +211,8 @@ func serve(req request) (resp *response) {
 		renderKustomize(c, req.Dir, resp)
 	case modeProbeNetwork:
 		probeNetwork(req.Dir, resp)
+	case modeProbeMemory:
+		probeMemory(req.Dir, resp)
 	default:
 		resp.fail(c.Show(req.Dir), 0, "unknown render mode "+req.Mode)
 	}
@@ -252,6 +262,20 @@ func probeNetwork(addr string, resp *response) {
 	resp.fail(addr, 0, "dial: connected")
 }
 
+// probeMemory allocates and touches the bytes in size (modeProbeMemory).
+func probeMemory(size string, resp *response) {
+	n, err := strconv.Atoi(size)
+	if err != nil || n < 0 {
+		resp.fail(size, 0, "not a size")
+		return
+	}
+	b := make([]byte, n)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	resp.fail(size, 0, "allocated")
+}
+
 // watchParent ends the worker as soon as its parent is gone (the kernel
 // also kills it on Linux, see sandbox; this covers other systems and a
 // parent thread that ended): a render must never outlive the run.
@@ -270,9 +294,9 @@ func watchParent() {
 // limitMemory caps the worker's memory: a soft limit that makes the garbage
 // collector work harder, and a watchdog that ends the process as soon as the
 // live heap passes the limit (an allocation is counted when it is made, before
-// its pages are touched, so even one huge allocation is caught early). An
-// address-space limit is not used: the Go runtime (and the race detector)
-// reserve address space they never use, and fail in ways that read like bugs.
+// its pages are touched, so even one huge allocation is caught early). It is
+// the inner wall: on Linux the kernel's limits (limitSelf) refuse the
+// allocation itself; in a race build, and on other systems, this is all.
 func limitMemory(limit int64) {
 	if limit <= 0 {
 		return
