@@ -45,6 +45,12 @@ type Settings struct {
 	// ArgoCDNamespace is where Applications live when argocd-update omits
 	// apps[].namespace and an Application omits metadata.namespace. Empty means argocd.
 	ArgoCDNamespace string `json:"argocd_namespace,omitempty"`
+	// Namespace is where a namespaced manifest without metadata.namespace is
+	// taken to be applied, as kubectl apply -n gives it (a Stage's project).
+	// Empty means the files leave it to apply time: the policies look for it
+	// in the Argo CD Application that deploys the file's directory, and judge
+	// nothing that depends on it when none does.
+	Namespace string `json:"namespace,omitempty"`
 	// Waivers are waivers from a file (see loader.LoadWaivers); annotation waivers need no setting.
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
@@ -155,6 +161,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	}
 	if s.ArgoCDNamespace != "" {
 		settings["argocd_namespace"] = s.ArgoCDNamespace
+	}
+	if s.Namespace != "" {
+		settings["namespace"] = s.Namespace
 	}
 	if s.Today != "" {
 		settings["today"] = s.Today

@@ -28,14 +28,16 @@ type clusterFlags struct {
 }
 
 // clusterOnly are the flags that mean nothing without --cluster.
-var clusterOnly = []string{"kubeconfig", "context", "namespace", "all-namespaces", "request-timeout", "chunk-size", "max-response-size"}
+// -n/--namespace means something without it too: the namespace of manifests
+// that name none (see validate).
+var clusterOnly = []string{"kubeconfig", "context", "all-namespaces", "request-timeout", "chunk-size", "max-response-size"}
 
 func (c *clusterFlags) register(fs *pflag.FlagSet) {
 	c.fs = fs
 	fs.BoolVar(&c.on, "cluster", false, "also read Applications, ApplicationSets, Stages, PromotionTasks, ClusterPromotionTasks, Warehouses and Projects from a live cluster (get and list only; see deploy/rbac.yaml)")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG or ~/.kube/config; in a Pod without one, the in-cluster service account)")
 	fs.StringVar(&c.context, "context", "", "kubeconfig context (default the current context)")
-	fs.StringArrayVarP(&c.namespaces, "namespace", "n", nil, "a Kargo project namespace to read Stages, Warehouses and PromotionTasks from (repeatable; default all namespaces)")
+	fs.StringArrayVarP(&c.namespaces, "namespace", "n", nil, "without --cluster: the namespace of manifests that name none, as kubectl apply -n (a Stage's project; default: from the Argo CD Application that deploys the file's directory, else unknown); with --cluster: a Kargo project namespace to read Stages, Warehouses and PromotionTasks from (repeatable; default all namespaces)")
 	fs.BoolVarP(&c.allNamespaces, "all-namespaces", "A", false, "read Kargo objects from every namespace (the default without -n), and Applications and ApplicationSets from every namespace too")
 	fs.DurationVar(&c.timeout, "request-timeout", 30*time.Second, "time limit of each request to the API server (0: none)")
 	fs.Int64Var(&c.chunkSize, "chunk-size", cluster.DefaultChunkSize, "objects per list request (pages are read until the end; 0: one request)")
@@ -44,12 +46,27 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 
 func (c *clusterFlags) enabled() bool { return c.on }
 
+// manifestNamespace is the namespace -n gives manifests without one: only
+// without --cluster, where -n selects what is read instead.
+func (c *clusterFlags) manifestNamespace() string {
+	if c.on || len(c.namespaces) != 1 {
+		return ""
+	}
+	return c.namespaces[0]
+}
+
 func (c *clusterFlags) validate() error {
 	if !c.on {
 		for _, name := range clusterOnly {
 			if c.fs != nil && c.fs.Changed(name) {
 				return usagef("--%s needs --cluster", name)
 			}
+		}
+		if len(c.namespaces) > 1 {
+			return usagef("without --cluster, -n/--namespace names one namespace: where manifests without metadata.namespace are applied")
+		}
+		if len(c.namespaces) == 1 && strings.TrimSpace(c.namespaces[0]) == "" {
+			return usagef("-n/--namespace needs a namespace name")
 		}
 		return nil
 	}

@@ -121,6 +121,7 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	if len(in.argocdNamespaces) > 0 {
 		s.ArgoCDNamespace = in.argocdNamespaces[0]
 	}
+	s.Namespace = in.cluster.manifestNamespace()
 	s.IgnoreAnnotationWaivers = in.noWaivers
 	file := in.waiversFile
 	if file == "" && !in.noWaivers {

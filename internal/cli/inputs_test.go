@@ -217,3 +217,62 @@ func TestPointerAndNamespaceNames(t *testing.T) {
 		t.Errorf("fix does not show the effective namespace:\n%s", fix)
 	}
 }
+
+// Kargo manifests kept without metadata.namespace (for kargo apply --project)
+// have an unknown project: no authorization is judged on them, while the
+// contradiction, which does not depend on it, is still found. -n gives them a
+// namespace as kubectl apply -n would, and so does the Argo CD Application
+// that deploys their directory; only one -n means anything without --cluster.
+func TestManifestsWithoutNamespace(t *testing.T) {
+	dir := t.TempDir()
+	var kargo []string
+	for _, line := range strings.Split(readExample(t, "kargo.yaml"), "\n") {
+		if strings.TrimSpace(line) != "namespace: acme" {
+			kargo = append(kargo, line)
+		}
+	}
+	// The Applications authorize only acme:qa: acme/dev is not authorized.
+	apps := strings.ReplaceAll(readExample(t, "argocd.yaml"), "acme:dev", "acme:qa")
+	writeFiles(t, dir, map[string]string{"kargo/stages.yaml": strings.Join(kargo, "\n"), "apps/argocd.yaml": apps})
+	chdir(t, dir)
+	rules := func(args ...string) map[string][]string {
+		t.Helper()
+		out, stderr, code := run(t, "", append([]string{"check", "-o", "json"}, args...)...)
+		if code != ExitFindings {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var rep evaluator.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, f := range rep.Findings {
+			got[f.Rule] = append(got[f.Rule], f.Message)
+		}
+		return got
+	}
+	unknown := rules("kargo", "apps")
+	if len(unknown["missing-authorized-stage"]) != 0 || len(unknown["shared-branch-contradiction"]) != 1 {
+		t.Errorf("no namespace: want the contradiction and no authorization error, got %v", unknown)
+	}
+	for _, args := range [][]string{{"-n", "acme", "kargo", "apps"}, {"--namespace=acme", "kargo", "apps"}} {
+		got := rules(args...)
+		if m := got["missing-authorized-stage"]; len(m) != 1 || !strings.Contains(m[0], "Stage acme/dev") || !strings.Contains(m[0], "-n)") {
+			t.Errorf("%v: want acme/dev unauthorized, saying the project came from -n; got %v", args, got)
+		}
+	}
+	writeFiles(t, dir, map[string]string{"apps/kargo.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: kargo, namespace: argocd}
+spec:
+  source: {repoURL: "https://github.com/acme/platform", targetRevision: main, path: kargo}
+  destination: {server: "https://kubernetes.default.svc", namespace: acme}
+`})
+	got := rules("kargo", "apps")
+	if m := got["missing-authorized-stage"]; len(m) != 1 || !strings.Contains(m[0], "destination namespace of Application argocd/kargo") {
+		t.Errorf("deployed by an Application: want acme/dev unauthorized, naming the Application; got %v", got)
+	}
+	if _, stderr, code := run(t, "", "check", "-n", "a", "-n", "b", "kargo"); code != ExitIncomplete || !strings.Contains(stderr, "one namespace") {
+		t.Errorf("two -n without --cluster: exit %d, %s", code, stderr)
+	}
+}

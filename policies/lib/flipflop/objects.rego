@@ -7,6 +7,8 @@
 #   carries a `ref` naming it and where it came from.
 package lib.flipflop.objects
 
+import data.lib.flipflop.config
+
 # docs lists every Kubernetes object of the input the model reads, as
 # {"obj", "ref"}; every other object is dropped before any work is done on it.
 docs := array.concat(
@@ -47,13 +49,25 @@ ref(obj, entry) := object.union(
 	{
 		"apiVersion": obj.apiVersion,
 		"kind": obj.kind,
-		"namespace": str(obj, ["metadata", "namespace"]),
+		"namespace": namespace(obj),
 		"name": str(obj, ["metadata", "name"]),
 		"file": str(entry, ["path"]),
 		"line": object.get(entry, "line", 0),
 	},
 	rendered_by(entry),
 )
+
+# namespace is the document's metadata.namespace, else the namespace the run
+# applies namespace-less manifests to (config.namespace; "" when it names none,
+# and for a cluster-scoped kind).
+namespace(obj) := str(obj, ["metadata", "namespace"]) if {
+	config.namespace == ""
+} else := ns if {
+	ns := str(obj, ["metadata", "namespace"])
+	ns != ""
+} else := config.namespace if {
+	obj.kind != "ClusterPromotionTask"
+} else := ""
 
 rendered_by(entry) := {"renderedBy": entry.renderedBy} if {
 	is_string(entry.renderedBy)

@@ -5,11 +5,14 @@
 #   PromotionTask (Stage namespace) or ClusterPromotionTask steps with aliases
 #   `<task>::<step>`, and each step gets the vars Kargo would give it, in Kargo's
 #   order: task var defaults, Stage `spec.vars`, `promotionTemplate.spec.vars`, the
-#   task step's `vars`. `ctx.stage` and `ctx.project` are known statically.
+#   task step's `vars`. `ctx.stage` is known statically, and `ctx.project` when
+#   the Stage's namespace is (lib.flipflop.placement): a Stage written without
+#   one has an unknown project, and nothing that depends on it is judged.
 package lib.flipflop.stages
 
 import data.lib.flipflop.expr
 import data.lib.flipflop.objects
+import data.lib.flipflop.placement
 
 # records lists every Stage record.
 records := [record(o) | some o in objects.stages]
@@ -17,19 +20,30 @@ records := [record(o) | some o in objects.stages]
 record(o) := {
 	"key": sprintf("%s/%s", [project, name]),
 	"project": project,
+	"project_known": project != "",
+	"placement": where,
 	"name": name,
-	"ref": o.ref,
+	"ref": object.union(o.ref, {"namespace": project}),
 	"ctx": ctx,
 	"vars": base_vars,
 	"steps": steps(o, ctx, base_vars, read_steps),
 	"legacy": objects.object_at(o.obj, ["spec", "promotionMechanisms"]),
 	"upstream": upstream(o.obj, project),
 } if {
-	project := objects.string_at(o.obj, ["metadata", "namespace"])
+	where := placement.of(o)
+	project := where.namespace
 	name := objects.string_at(o.obj, ["metadata", "name"])
 	ctx := {"project": project, "stage": name}
 	base_vars := vars_of(o.obj, ctx)
 }
+
+# assumed says, for a message, where a Stage's project came from when its
+# file names no namespace ("" when it does).
+assumed(s) := sprintf(" (the Stage's file names no namespace: its project %s is the namespace the run applies such manifests to, -n)", [s.project]) if {
+	s.placement.from == "setting"
+} else := sprintf(" (the Stage's file names no namespace: its project %s is the destination namespace of Application %s, which deploys the file's directory)", [s.project, concat(", ", s.placement.by)]) if {
+	s.placement.from == "application"
+} else := ""
 
 vars_of(obj, ctx) := expr.resolve_vars(
 	array.concat(
@@ -48,14 +62,20 @@ upstream(obj, project) := sort({sprintf("%s/%s", [project, u]) |
 })
 
 # tasks groups PromotionTasks by "namespace/name" and ClusterPromotionTasks by
-# "/name" (lists, in case an estate holds one twice).
+# "/name" (lists, in case an estate holds one twice). A PromotionTask whose
+# namespace nothing says is filed under "?/name", where a Stage whose project
+# nothing says looks: both are left to apply time, and a repository that keeps
+# them so applies them to one project (kargo apply --project).
 tasks := {k: group |
 	some k in {t.key | some t in task_objects}
 	group := [t | some t in task_objects; t.key == k]
 }
 
 task_objects := array.concat(
-	[{"key": sprintf("%s/%s", [o.ref.namespace, o.ref.name]), "obj": o.obj, "ref": o.ref} | some o in objects.promotion_tasks],
+	[{"key": sprintf("%s/%s", [namespace_key(ns), o.ref.name]), "obj": o.obj, "ref": object.union(o.ref, {"namespace": ns})} |
+		some o in objects.promotion_tasks
+		ns := placement.of(o).namespace
+	],
 	[{"key": sprintf("/%s", [o.ref.name]), "obj": o.obj, "ref": o.ref} | some o in objects.cluster_promotion_tasks],
 )
 
@@ -149,7 +169,12 @@ inflate(o, step, i, ctx, _, _) := [{
 
 task_for(task, ctx) := object.get(tasks, sprintf("/%s", [object.get(task, "name", "")]), []) if {
 	task.kind == "ClusterPromotionTask"
-} else := object.get(tasks, sprintf("%s/%s", [ctx.project, object.get(task, "name", "")]), [])
+} else := object.get(tasks, sprintf("%s/%s", [namespace_key(ctx.project), object.get(task, "name", "")]), [])
+
+# namespace_key is how a namespace is filed in tasks: "?" when it is unknown.
+namespace_key("") := "?"
+
+namespace_key(ns) := ns if ns != ""
 
 is_task(step) if is_object(step.task)
 

@@ -59,3 +59,21 @@ test_unknown_annotation_is_not_an_error if {
 	estate := f.estate([annotated("dev", "acme:${{ applicationset-parameter }}"), f.stage("dev", "main", [f.no_pin("dev")])])
 	count(rule.report) == 0 with input as estate
 }
+
+# A Stage whose file names no namespace has an unknown project: whether an
+# Application authorizes it is unknown, never an error.
+test_stage_without_namespace_is_not_judged if {
+	estate := f.estate([annotated("dev", "acme:dev"), json.remove(f.stage("dev", "main", [f.no_pin("dev")]), ["metadata/namespace"])])
+	count(rule.report) == 0 with input as estate
+}
+
+# With the run's namespace (-n) it is judged, and the message says where the
+# project came from.
+test_stage_in_the_runs_namespace if {
+	estate := f.estate([annotated("dev", "acme:qa"), json.remove(f.stage("dev", "main", [f.no_pin("dev")]), ["metadata/namespace"])])
+	some finding in rule.report with input as estate with data.lib.flipflop.config.settings as {"namespace": "acme"}
+	finding.details.wants == "acme:dev"
+	contains(finding.message, "its project acme is the namespace the run applies such manifests to, -n")
+	some other in rule.report with input as estate with data.lib.flipflop.config.settings as {"namespace": "other"}
+	other.details.wants == "other:dev"
+}

@@ -16,6 +16,8 @@ import data.lib.flipflop.revision
 namespace_of(obj) := ns if {
 	ns := objects.string_at(obj, ["metadata", "namespace"])
 	ns != ""
+} else := config.namespace if {
+	config.namespace != ""
 } else := config.argocd_namespace
 
 # record normalises one Application object; appset names the ApplicationSet that

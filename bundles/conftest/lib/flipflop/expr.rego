@@ -31,7 +31,8 @@ subst(s, env) := strings.replace_n(replacements, s) if {
 
 lookup("ctx.stage", env) := env.ctx.stage
 
-lookup("ctx.project", env) := env.ctx.project
+# ctx.project is unknown when the Stage's namespace is (""): the expression stays.
+lookup("ctx.project", env) := env.ctx.project if env.ctx.project != ""
 
 lookup(e, env) := v if {
 	m := regex.find_all_string_submatch_n(`^vars\.([A-Za-z_][A-Za-z0-9_]*)$`, e, 1)

@@ -192,6 +192,8 @@ target(a, s, via) := {"app": a, "via": via, "authorized": authorized(a, s)}
 authorized(a, s) := "unknown" if {
 	not a.metadata_known
 } else := "unknown" if {
+	not s.project_known
+} else := "unknown" if {
 	v := object.get(a.annotations, "kargo.akuity.io/authorized-stage", "")
 	not expr.known(v)
 } else if {

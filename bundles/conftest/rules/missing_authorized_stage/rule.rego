@@ -46,6 +46,7 @@ package lib.flipflop.rules.missing_authorized_stage
 import data.lib.flipflop.apps
 import data.lib.flipflop.model
 import data.lib.flipflop.result
+import data.lib.flipflop.stages
 
 report contains finding if {
 	some u in model.updates
@@ -57,10 +58,10 @@ report contains finding if {
 		sprintf(
 			concat(" ", [
 				"Stage %s updates Application %s, which does not authorize it: kargo.akuity.io/authorized-stage is %s.",
-				"The promotion fails with \"Argo CD Application %q in namespace %q is not authorized\".",
+				"The promotion fails with \"Argo CD Application %q in namespace %q is not authorized\".%s",
 			]),
 			[
-				u.stage.key, t.app.key, annotation(t.app), t.app.name, t.app.namespace,
+				u.stage.key, t.app.key, annotation(t.app), t.app.name, t.app.namespace, stages.assumed(u.stage),
 			],
 		),
 		result.refs([u.stage.ref, t.app.ref]),
@@ -79,8 +80,8 @@ report contains finding if {
 	}
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.", [
-			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name,
+		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.%s", [
+			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name, stages.assumed(u.stage),
 		]),
 		result.refs(array.concat([u.stage.ref], [t.app.ref | some t in u.targets])),
 		sprintf("%s|selector|%d", [u.stage.key, u.index]),
