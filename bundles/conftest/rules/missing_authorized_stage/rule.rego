@@ -7,6 +7,10 @@
 #   v0.9). The promotion fails with `Argo CD Application "<app>" in namespace
 #   "<ns>" is not authorized`; with a label selector, unauthorized matches are
 #   skipped and the step fails only when none of them authorizes the Stage.
+#   Kargo reads that one annotation and no other key: a near miss (a plural
+#   `authorized-stages`, another spelling, a label) is named in the finding. A
+#   Stage whose file names no namespace has an unknown project and is not
+#   judged here unless `-n` or an Application that deploys its directory says it.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/annotations
 #     description: Kargo reference, annotations (kargo.akuity.io/authorized-stage)
@@ -90,8 +94,32 @@ report contains finding if {
 	)
 }
 
-annotation(app) := "missing" if {
+annotation(app) := sprintf("missing: the Application has %s, which Kargo does not read (it reads kargo.akuity.io/authorized-stage, an annotation, and no other key)", [concat(" and ", near_misses(app))]) if {
+	not app.annotations["kargo.akuity.io/authorized-stage"]
+	count(near_misses(app)) > 0
+} else := "missing" if {
 	not app.annotations["kargo.akuity.io/authorized-stage"]
 } else := sprintf("%q, a glob, which Kargo rejects since v0.9", [app.annotations["kargo.akuity.io/authorized-stage"]]) if {
 	contains(app.annotations["kargo.akuity.io/authorized-stage"], "*")
 } else := sprintf("%q", [concat(", ", sort(apps.auth_stages(app)))])
+
+# near_misses lists, for people, the keys of an Application that look meant
+# for Kargo's authorization but are not the annotation Kargo reads: another
+# kargo.akuity.io/ annotation, an annotation naming authorization in another
+# spelling or case (authorized-stages, authorised-stage), and a label of any
+# such key (Kargo reads annotations only).
+near_misses(app) := sort(array.concat(
+	[sprintf("annotation %q: %q", [k, v]) |
+		some k, v in app.annotations
+		k != "kargo.akuity.io/authorized-stage"
+		looks_meant(k)
+	],
+	[sprintf("label %q: %q", [k, v]) |
+		some k, v in app.labels
+		looks_meant(k)
+	],
+))
+
+looks_meant(k) if startswith(lower(k), "kargo.akuity.io/")
+
+looks_meant(k) if regex.match(`(?i)authori[sz]ed[-_]?stage`, k)
