@@ -128,3 +128,40 @@ test_three_stages_one_finding if {
 	some finding in findings
 	count(finding.resources) == 6
 }
+
+# A pin that can never be met is no head of the branch (issue 22 item 2): dev
+# pushes to env/dev but pins its own commit on an Application tracking main, so
+# only qa moves main and qa is always Healthy. unreachable-desired-revision
+# reports dev's pin; this rule says nothing, and neither does
+# foreign-branch-writer (qa's pushes move nothing dev could ever match).
+test_unreachable_pin_is_no_head if {
+	estate := f.estate([
+		f.app("dev", "main"), f.app("qa", "main"),
+		f.stage("dev", "env/dev", [f.pin("dev")]), f.stage("qa", "main", [f.pin("qa")]),
+	])
+	count(rule.report) == 0 with input as estate
+	count(data.lib.flipflop.rules.foreign_branch_writer.report) == 0 with input as estate
+	[x.details.stage | some x in data.lib.flipflop.rules.unreachable_desired_revision.report] == ["acme/dev"] with input as estate
+}
+
+# Two pins that expect different commits of one branch contradict each other
+# even in one Stage (issue 22 item 4): Kargo checks every argocd-update step's
+# pins, and only one commit can be the head.
+test_one_stage_two_heads if {
+	stage := f.stage_steps("dev", [
+		f.clone(f.repo, [f.checkout("./repo", "main")]),
+		f.push("first", "./repo", {}),
+		f.update([{"name": "dev", "sources": [{"repoURL": f.repo, "desiredRevision": "${{ outputs.first.commit }}"}]}]),
+		f.push("second", "./repo", {}),
+		f.update([{"name": "qa", "sources": [{"repoURL": f.repo, "desiredRevision": "${{ outputs.second.commit }}"}]}]),
+	])
+	some finding in rule.report with input as f.estate([f.app("dev", "main"), f.app("qa", "main"), stage])
+	startswith(finding.message, `Stage acme/dev pins desiredRevision "${{ outputs.first.commit }}" and "${{ outputs.second.commit }}" on Applications argocd/dev, argocd/qa`)
+	finding.details.stages == ["acme/dev"]
+}
+
+# One Stage pinning the same commit on several Applications expects one head.
+test_one_stage_one_head if {
+	stage := f.stage("dev", "main", [f.pin("dev"), f.pin("qa")])
+	count(rule.report) == 0 with input as f.estate([f.app("dev", "main"), f.app("qa", "main"), stage])
+}

@@ -1,12 +1,15 @@
 # METADATA
-# title: Several Stages pin one floating pointer
+# title: Pins expect different heads of one floating pointer
 # description: |
-#   Two or more Kargo Stages pin `desiredRevision` (argocd-update) on Argo CD
-#   Applications whose pinned sources track the same floating pointer: the head of
-#   one branch (or HEAD, or a semver range). Each Stage expects the Application at
-#   the commit its own promotion produced, but only one commit can be the head of
-#   the branch. Every promotion turns one Stage Healthy and the others Unhealthy
-#   with "Source 0 with RepoURL ... does not match the desired revision", while
+#   Kargo Stages pin `desiredRevision` (argocd-update) on Argo CD Applications
+#   whose pinned sources track the same floating pointer (the head of one
+#   branch, or HEAD, or a semver range), and the pins expect different commits:
+#   two or more Stages, each expecting the commit its own promotion produced, or
+#   one Stage expecting two of its commits. Only one commit can be the head of
+#   the branch. A pin that can never be met (unreachable-desired-revision) is not
+#   counted: it expects no commit that can be the head. Every promotion turns
+#   one Stage Healthy and the others Unhealthy with "Source 0 with RepoURL ...
+#   does not match the desired revision", while
 #   Argo CD shows every Application Synced and Healthy. Kargo compares
 #   `desiredRevision` with Argo CD's `status.sync.revision`, which follows the
 #   branch head at every refresh, so this happens with or without auto-sync.
@@ -83,8 +86,8 @@ import data.lib.flipflop.result
 report contains finding if {
 	some key, group in model.pins_by_pointer
 	group[0].pointer.floating
+	count(heads(group)) > 1
 	stage_keys := {p.stage.key | some p in group}
-	count(stage_keys) > 1
 	app_keys := {p.app.key | some p in group}
 	pointer := model.text({p.pointer | some p in group})
 	finding := result.fail(
@@ -103,7 +106,24 @@ report contains finding if {
 	)
 }
 
+# heads are the commits the pins of group expect, as [Stage, desiredRevision]:
+# one Stage's promotion produces one commit per expression, and two Stages'
+# promotions two commits even of one expression. Only one can be the head.
+heads(group) := {[p.stage.key, p.desired] | some p in group}
+
 message(stage_keys, app_keys, pointer, group) := sprintf(
+	concat(" ", [
+		"Stage %s pins desiredRevision %s on Applications %s, which track %s.",
+		"Only one commit can be the head of it: after every promotion at least one of these pins is not met, and the Stage is Unhealthy",
+		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
+	]),
+	[
+		result.names(stage_keys), concat(" and ", sort({sprintf("%q", [p.desired]) | some p in group})), result.names(app_keys), pointer,
+		auto_sync_sentence(group), assumption_sentence(group), model.legacy_note(group),
+	],
+) if count(stage_keys) == 1
+
+else := sprintf(
 	concat(" ", [
 		"Stages %s all pin desiredRevision on Applications %s, which track %s.",
 		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",

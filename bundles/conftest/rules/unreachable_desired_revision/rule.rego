@@ -64,7 +64,7 @@ import data.lib.flipflop.result
 
 report contains finding if {
 	some p in model.pins
-	reason := unreachable(p)
+	reason := model.unreachable[p.id]
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s", [
@@ -75,34 +75,4 @@ report contains finding if {
 		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
 		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 	)
-}
-
-# A literal ref: Argo CD reports resolved commit SHAs for Git sources.
-unreachable(p) := sprintf("%q is a ref, and Argo CD reports the commit SHA it resolves to, never the name.", [p.desired]) if {
-	p.desired_class == "literal"
-	p.source.chart == ""
-	not regex.match(`^[0-9a-fA-F]{40}$`, p.desired)
-}
-
-# The Stage's own commit on a fixed revision.
-unreachable(p) := "it is the commit the Stage's own promotion produces, but the Application tracks a fixed revision, which Argo CD keeps reporting." if {
-	p.desired_class == "own"
-	p.pointer.known
-	not p.pointer.floating
-}
-
-# The Stage's own commit on a branch the Stage does not write.
-unreachable(p) := sprintf("it is the commit the Stage's own promotion produces, but the Stage pushes only to %s, not to the branch the Application tracks.", [
-	concat(", ", sort({model.describe(w.pointer) | some w in writes})),
-]) if {
-	p.desired_class == "own"
-	p.pointer.known
-	p.pointer.floating
-	p.pointer.kind == "branch"
-	not p.stage.key in model.unknown_writes
-	writes := object.get(model.writers_by_stage, p.stage.key, [])
-	count(writes) > 0
-	every w in writes {
-		w.pointer.key != p.pointer.key
-	}
 }
