@@ -29,18 +29,14 @@ deploying(name, path, ns, extra) := {
 
 dev := unnamespaced(f.stage("dev", "main", [f.pin("dev")]))
 
-project_of(docs) := p if {
-	p := placed with input as docs
-}
-
 placed := {[r.name, r.project, r.placement.from, r.placement.by] | some r in stages.records}
 
 test_written_namespace_wins if {
-	project_of([at("kargo/stages.yaml", "", f.stage("dev", "main", [])), at("apps.yaml", "", deploying("k", "kargo", "other", {}))]) == {["dev", "acme", "metadata", []]}
+	placed == {["dev", "acme", "metadata", []]} with input as [at("kargo/stages.yaml", "", f.stage("dev", "main", [])), at("apps.yaml", "", deploying("k", "kargo", "other", {}))]
 }
 
 test_no_namespace_is_unknown if {
-	project_of([at("kargo/stages.yaml", "", dev)]) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as [at("kargo/stages.yaml", "", dev)]
 }
 
 test_run_namespace if {
@@ -50,29 +46,29 @@ test_run_namespace if {
 
 test_deploying_application if {
 	docs := [at("./repo/kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "./kargo/", "acme", {}))]
-	project_of(docs) == {["dev", "acme", "application", ["argocd/kargo"]]}
+	placed == {["dev", "acme", "application", ["argocd/kargo"]]} with input as docs
 }
 
 test_rendered_directory_is_the_one_deployed if {
 	docs := [at("kargo/base/stages.yaml", "kustomize kargo/overlays/prod", dev), at("apps.yaml", "", deploying("kargo", "kargo/overlays/prod", "acme", {}))]
-	project_of(docs) == {["dev", "acme", "application", ["argocd/kargo"]]}
+	placed == {["dev", "acme", "application", ["argocd/kargo"]]} with input as docs
 }
 
 test_other_directory_says_nothing if {
 	docs := [at("kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "other/kargo-not", "acme", {}))]
-	project_of(docs) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as docs
 }
 
 test_a_name_is_matched_whole if {
 	docs := [at("my-kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "kargo", "acme", {}))]
-	project_of(docs) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as docs
 }
 
 test_subdirectory_only_with_recurse if {
 	flat := [at("kargo/stages/dev.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "kargo", "acme", {}))]
-	project_of(flat) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as flat
 	deep := [at("kargo/stages/dev.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "kargo", "acme", {"directory": {"recurse": true}}))]
-	project_of(deep) == {["dev", "acme", "application", ["argocd/kargo"]]}
+	placed == {["dev", "acme", "application", ["argocd/kargo"]]} with input as deep
 }
 
 test_applications_that_disagree_say_nothing if {
@@ -81,7 +77,7 @@ test_applications_that_disagree_say_nothing if {
 		at("apps.yaml", "", deploying("a", "kargo", "acme", {})),
 		at("apps.yaml", "", deploying("b", "kargo", "other", {})),
 	]
-	project_of(docs) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as docs
 }
 
 test_applications_that_agree_are_named if {
@@ -90,14 +86,14 @@ test_applications_that_agree_are_named if {
 		at("apps.yaml", "", deploying("a", "kargo", "acme", {})),
 		at("apps.yaml", "", deploying("b", "kargo", "acme", {})),
 	]
-	project_of(docs) == {["dev", "acme", "application", ["argocd/a", "argocd/b"]]}
+	placed == {["dev", "acme", "application", ["argocd/a", "argocd/b"]]} with input as docs
 }
 
 test_root_and_unknown_paths_say_nothing if {
 	root := [at("stages.yaml", "", dev), at("apps.yaml", "", deploying("kargo", ".", "acme", {}))]
-	project_of(root) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as root
 	templated := [at("kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("kargo", "${{ vars.path }}", "acme", {}))]
-	project_of(templated) == {["dev", "", "", []]}
+	placed == {["dev", "", "", []]} with input as templated
 }
 
 # An unknown project leaves ctx.project unsubstituted (an unknown value, never

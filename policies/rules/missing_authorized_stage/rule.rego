@@ -94,7 +94,10 @@ report contains finding if {
 	)
 }
 
-annotation(app) := sprintf("missing: the Application has %s, which Kargo does not read (it reads kargo.akuity.io/authorized-stage, an annotation, and no other key)", [concat(" and ", near_misses(app))]) if {
+annotation(app) := sprintf(
+	"missing: the Application has %s, which Kargo does not read (it reads kargo.akuity.io/authorized-stage, an annotation, and no other key)",
+	[concat(" and ", near_misses(app))],
+) if {
 	not app.annotations["kargo.akuity.io/authorized-stage"]
 	count(near_misses(app)) > 0
 } else := "missing" if {

@@ -80,17 +80,23 @@ test_stage_in_the_runs_namespace if {
 
 # A key that looks meant for Kargo but is not the one it reads is named, with
 # the one it reads (issue 22 item 6: a user blamed RBAC and removed the step).
-test_near_miss_keys_named if {
+test_near_miss_plural_named if {
 	plural := object.union(bare("dev"), {"metadata": {"annotations": {"kargo.akuity.io/authorized-stages": "acme:dev"}}})
 	some finding in rule.report with input as f.estate([plural, f.stage("dev", "main", [f.no_pin("dev")])])
 	contains(finding.message, `the Application has annotation "kargo.akuity.io/authorized-stages": "acme:dev", which Kargo does not read`)
+}
+
+test_near_miss_label_named if {
 	label := object.union(bare("dev"), {"metadata": {"labels": {"kargo.akuity.io/authorized-stage": "acme-dev"}}})
-	some by_label in rule.report with input as f.estate([label, f.stage("dev", "main", [f.no_pin("dev")])])
-	contains(by_label.message, `label "kargo.akuity.io/authorized-stage": "acme-dev"`)
+	some finding in rule.report with input as f.estate([label, f.stage("dev", "main", [f.no_pin("dev")])])
+	contains(finding.message, `label "kargo.akuity.io/authorized-stage": "acme-dev"`)
+}
+
+test_near_miss_spelling_named if {
 	british := object.union(bare("dev"), {"metadata": {"annotations": {"example.com/Authorised-Stage": "acme:dev", "unrelated": "x"}}})
-	some spelled in rule.report with input as f.estate([british, f.stage("dev", "main", [f.no_pin("dev")])])
-	contains(spelled.message, `annotation "example.com/Authorised-Stage"`)
-	not contains(spelled.message, "unrelated")
+	some finding in rule.report with input as f.estate([british, f.stage("dev", "main", [f.no_pin("dev")])])
+	contains(finding.message, `annotation "example.com/Authorised-Stage"`)
+	not contains(finding.message, "unrelated")
 }
 
 test_no_near_miss_says_missing if {

@@ -111,19 +111,23 @@ report contains finding if {
 # promotions two commits even of one expression. Only one can be the head.
 heads(group) := {[p.stage.key, p.desired] | some p in group}
 
-message(stage_keys, app_keys, pointer, group) := sprintf(
+message(stage_keys, app_keys, pointer, group) := one_stage(stage_keys, app_keys, pointer, group) if count(stage_keys) == 1
+
+message(stage_keys, app_keys, pointer, group) := several_stages(stage_keys, app_keys, pointer, group) if count(stage_keys) > 1
+
+one_stage(stage_keys, app_keys, pointer, group) := sprintf(
 	concat(" ", [
 		"Stage %s pins desiredRevision %s on Applications %s, which track %s.",
-		"Only one commit can be the head of it: after every promotion at least one of these pins is not met, and the Stage is Unhealthy",
-		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
+		"Only one commit can be the head of it: after every promotion at least one of these pins is not met,",
+		"and the Stage is Unhealthy (\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
 	]),
 	[
 		result.names(stage_keys), concat(" and ", sort({sprintf("%q", [p.desired]) | some p in group})), result.names(app_keys), pointer,
 		auto_sync_sentence(group), assumption_sentence(group), model.legacy_note(group),
 	],
-) if count(stage_keys) == 1
+)
 
-else := sprintf(
+several_stages(stage_keys, app_keys, pointer, group) := sprintf(
 	concat(" ", [
 		"Stages %s all pin desiredRevision on Applications %s, which track %s.",
 		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",

@@ -291,43 +291,6 @@ pinnable(u, t) if {
 	t.authorized != false
 }
 
-# unreachable maps the id of every pin that can never be met to why: no
-# promotion makes the Application report the commit the pin expects. The
-# unreachable-desired-revision rule reports them; the rules about pins that
-# contradict each other or a writer (pins_by_pointer) leave them out, so that
-# one problem gets one finding, with its true mechanism.
-unreachable := {p.id: reason | some p in pins; reason := never_met(p)}
-
-# A literal ref: Argo CD reports resolved commit SHAs for Git sources.
-never_met(p) := sprintf("%q is a ref, and Argo CD reports the commit SHA it resolves to, never the name.", [p.desired]) if {
-	p.desired_class == "literal"
-	p.source.chart == ""
-	not regex.match(`^[0-9a-fA-F]{40}$`, p.desired)
-}
-
-# The Stage's own commit on a fixed revision.
-never_met(p) := "it is the commit the Stage's own promotion produces, but the Application tracks a fixed revision, which Argo CD keeps reporting." if {
-	p.desired_class == "own"
-	p.pointer.known
-	not p.pointer.floating
-}
-
-# The Stage's own commit on a branch the Stage does not write.
-never_met(p) := sprintf("it is the commit the Stage's own promotion produces, but the Stage pushes only to %s, not to the branch the Application tracks.", [
-	concat(", ", sort({describe(w.pointer) | some w in writes})),
-]) if {
-	p.desired_class == "own"
-	p.pointer.known
-	p.pointer.floating
-	p.pointer.kind == "branch"
-	not p.stage.key in unknown_writes
-	writes := object.get(writers_by_stage, p.stage.key, [])
-	count(writes) > 0
-	every w in writes {
-		w.pointer.key != p.pointer.key
-	}
-}
-
 # pins_by_pointer groups the pins on known pointers that can be met by pointer
 # key (a pin that can never be met is in unreachable, not here).
 pins_by_pointer := {k: group |

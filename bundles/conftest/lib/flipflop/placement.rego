@@ -68,7 +68,7 @@ by_path := {p: group |
 }
 
 recurse(fields) if {
-	object.get(fields, ["directory", "recurse"], false) == true
+	fields.directory.recurse == true
 } else := false
 
 # clean drops a leading "./" (repeated), a leading "/" and a trailing "/":

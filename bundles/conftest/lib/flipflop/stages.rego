@@ -41,7 +41,10 @@ record(o) := {
 # file names no namespace ("" when it does).
 assumed(s) := sprintf(" (the Stage's file names no namespace: its project %s is the namespace the run applies such manifests to, -n)", [s.project]) if {
 	s.placement.from == "setting"
-} else := sprintf(" (the Stage's file names no namespace: its project %s is the destination namespace of Application %s, which deploys the file's directory)", [s.project, concat(", ", s.placement.by)]) if {
+} else := sprintf(
+	" (the Stage's file names no namespace: its project %s is the destination namespace of Application %s, which deploys the file's directory)",
+	[s.project, concat(", ", s.placement.by)],
+) if {
 	s.placement.from == "application"
 } else := ""
 
