@@ -56,3 +56,44 @@ test_unknown_write_branch_proves_nothing if {
 	estate := f.estate([f.app("dev", "env/dev"), f.stage("dev", "${{ vars.branch }}", [f.pin("dev")])])
 	count(rule.report) == 0 with input as estate
 }
+
+# A pull-request promotion (issue 22 item 3): the Stage pushes a generated
+# branch, opens a pull request into main, waits for the merge, and pins an
+# Application tracking main. On GitHub the head of main is then the merge, so a
+# pin of the pushed (or committed) commit is never met; the merge commit that
+# git-wait-for-pr reports is.
+pr_stage(url, provider, desired) := f.stage_steps("dev", [
+	f.clone(url, [f.checkout("./repo", "main")]),
+	{"uses": "git-commit", "as": "commit", "config": {"path": "./repo", "message": "m"}},
+	f.push("push", "./repo", {"generateTargetBranch": true}),
+	{"uses": "git-open-pr", "as": "open-pr", "config": object.union(
+		{"repoURL": url, "sourceBranch": "${{ outputs.push.branch }}", "targetBranch": "main"},
+		provider,
+	)},
+	{"uses": "git-wait-for-pr", "as": "wait-for-pr", "config": {"repoURL": url, "prNumber": "${{ outputs['open-pr'].pr.id }}"}},
+	f.update([{"name": "dev", "sources": [{"repoURL": url, "desiredRevision": desired}]}]),
+])
+
+pr_estate(url, provider, desired) := f.estate([
+	f.app_with("dev", {"repoURL": url, "targetRevision": "main", "path": "dev"}, {"automated": {}}),
+	pr_stage(url, provider, desired),
+])
+
+test_pull_request_pushed_commit_never_met if {
+	some finding in rule.report with input as pr_estate(f.repo, {}, "${{ outputs.push.commit }}")
+	contains(finding.message, `it is the commit step "push" makes, which reaches github.com/acme/deploy @ main only through a pull request`)
+	some committed in rule.report with input as pr_estate(f.repo, {}, "${{ outputs.commit.commit }}")
+	contains(committed.message, `step "commit"`)
+}
+
+test_pull_request_merge_commit_is_met if {
+	count(rule.report) == 0 with input as pr_estate(f.repo, {}, "${{ outputs['wait-for-pr'].commit }}")
+}
+
+# GitLab (and Gitea, Bitbucket, Azure DevOps) can merge by fast-forward, which
+# keeps the pushed commit: the files do not say, so nothing is proven.
+test_pull_request_elsewhere_proves_nothing if {
+	count(rule.report) == 0 with input as pr_estate("https://gitlab.com/acme/deploy.git", {}, "${{ outputs.push.commit }}")
+	count(rule.report) == 0 with input as pr_estate(f.repo, {"provider": "gitlab"}, "${{ outputs.push.commit }}")
+	count(rule.report) == 1 with input as pr_estate("https://git.example.com/acme/deploy.git", {"provider": "github"}, "${{ outputs.push.commit }}")
+}

@@ -5,6 +5,9 @@
 # (The package's METADATA is in model.rego.)
 package lib.flipflop.model
 
+import data.lib.flipflop.expr
+import data.lib.flipflop.stages
+
 # unreachable maps the id of every pin that can never be met to why: no
 # promotion makes the Application report the commit the pin expects. The
 # unreachable-desired-revision rule reports them; the rules about pins that
@@ -41,3 +44,68 @@ never_met(p) := sprintf("it is the commit the Stage's own promotion produces, bu
 		w.pointer.key != p.pointer.key
 	}
 }
+
+# The Stage's own commit, made before the pull request that carries it into the
+# branch the Application tracks is merged: the head of that branch is then the
+# merge, which git-wait-for-pr and git-merge-pr report as their commit output.
+# Only for GitHub, which merges a pull request with a new commit whatever the
+# method (merge, squash, rebase); GitLab, Gitea, Bitbucket and Azure DevOps can
+# merge by fast-forward, which keeps the pushed commit, and that setting is not
+# in the files.
+never_met(p) := sprintf(
+	concat(" ", [
+		"it is the commit step %q makes, which reaches %s only through a pull request (git-open-pr);",
+		"GitHub merges a pull request with a new commit (merge, squash or rebase), so the head is never that commit.",
+		"Pin the merge instead: the commit output of the git-wait-for-pr or git-merge-pr step.",
+	]),
+	[step.alias, describe(p.pointer)],
+) if {
+	p.stage.key in pull_request_stages
+	p.desired_class == "own"
+	p.pointer.known
+	p.pointer.floating
+	p.pointer.kind == "branch"
+	not p.stage.key in unknown_writes
+	writes := [w | some w in writers_by_stage[p.stage.key]; w.pointer.key == p.pointer.key]
+	count(writes) > 0
+	every w in writes {
+		w.branch_from == "pull-request"
+		github_pull_request(p.stage, w)
+	}
+	step := pinned_step(p)
+	step.uses in {"git-commit", "git-push", "github-push"}
+}
+
+# pull_request_stages are the Stages some of whose writes go through a pull request.
+pull_request_stages contains w.stage.key if {
+	some w in writers
+	w.branch_from == "pull-request"
+}
+
+# pinned_step is the step of p's Stage whose commit output p's desiredRevision
+# reads (outputs.<alias>.commit; in a task, its own step of that alias).
+pinned_step(p) := step if {
+	alias := expr.outputs_alias(p.desired)
+	i := [j | some j, r in stages.records; r.key == p.stage.key][0]
+	steps := [s |
+		some s in stages.all_steps(i)
+		s.scope == p.step.scope
+		short_alias(s.alias) == alias
+	]
+	count(steps) == 1
+	step := steps[0]
+}
+
+# github_pull_request: the pull request of write w is opened on GitHub: the
+# git-open-pr step's provider is github, or it names none and the repository
+# is on github.com (how Kargo picks a provider by URL).
+github_pull_request(s, w) if {
+	some pr in s.steps
+	pr.id == w.via
+	provider := stages.value(pr, object.get(pr.config, "provider", ""))
+	github_provider(provider, w.repo_id)
+}
+
+github_provider("github", _)
+
+github_provider("", repo_id) if startswith(repo_id, "github.com/")
