@@ -3,12 +3,16 @@
 # description: |
 #   The revision a Stage pins can never equal the Application source's
 #   `status.sync.revision`, so the Stage is Unhealthy after every promotion (and,
-#   with a sync, Kargo re-syncs until the step times out). Three forms: the pin is
+#   with a sync, Kargo re-syncs until the step times out). Four forms: the pin is
 #   the commit the Stage's own promotion pushes, but the Application tracks a
 #   different branch than the Stage writes; the pin is the Stage's own commit but
 #   the Application tracks a fixed revision (a commit SHA or a tag), which Argo CD
-#   keeps reporting; or `desiredRevision` is a literal ref such as `main`, `HEAD` or
-#   a tag, which never equals the commit SHA Argo CD reports (akuity/kargo#4020).
+#   keeps reporting; the pin is the commit the Stage pushed to a GitHub pull
+#   request's branch, while the head of the target branch is the merge (pin
+#   `git-wait-for-pr`'s `commit` output instead); or `desiredRevision` is a
+#   literal ref such as `main`, `HEAD` or a tag, which never equals the commit SHA
+#   Argo CD reports (akuity/kargo#4020). Such a pin is reported here only, never
+#   counted in another rule's contradiction.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
 #     description: Kargo reference, the argocd-update step (desiredRevision, updateTargetRevision)
