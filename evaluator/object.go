@@ -129,8 +129,10 @@ type RenderedRoot struct {
 	// component: its objects are counted there, not here.
 	BaseOf string `json:"baseOf,omitempty"`
 	// NotListed lists the manifest files under a kustomization's directory
-	// that no kustomization reads: they are not part of the estate and were
-	// not checked.
+	// that no kustomization reads, or under a chart's directory that Helm does
+	// not template (outside templates/, charts/ and crds/, and not the chart's
+	// own data such as values files): they are not part of the estate and
+	// were not checked.
 	NotListed []string `json:"notListed,omitempty"`
 	// Failed is set when the directory, or part of its output, could not be
 	// rendered or read (the input errors say why).

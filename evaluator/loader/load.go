@@ -120,7 +120,8 @@ func (l *Loader) Load(paths []string) ([]evaluator.Object, []evaluator.LoadError
 // A directory the Renderer claims is read whole by it: a chart's files are
 // never read as plain YAML; a kustomization's files are read only through
 // kustomize (the files under its directory that no kustomization reads are
-// listed in evaluator.RenderedRoot.NotListed, not read), and a kustomization another one
+// listed in evaluator.RenderedRoot.NotListed, not read; so are a chart's manifest
+// files outside templates/, charts/ and crds/), and a kustomization another one
 // reads as a base is counted once, in the one that reads it. A file named
 // kustomization.yaml or Chart.yaml given explicitly stands for its directory.
 func (l *Loader) LoadAll(paths []string) Loaded {
@@ -318,6 +319,9 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 			}
 			if mode == evaluator.ModeKustomize && isManifestName(name) {
 				rw.own(dir, path)
+			}
+			if mode == evaluator.ModeHelm && isManifestName(name) && !helmReads(dir, path) && !chartData(name) {
+				rw.own(dir, path) // a manifest Helm does not template
 			}
 			return nil
 		}

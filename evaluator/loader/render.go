@@ -100,8 +100,11 @@ func ClaimDirectory(dir string) string {
 // renderWalk tracks, during a directory walk, the rendered directories the
 // walk is inside: their files are read only through kustomize or Helm. The
 // walk still enters a chart's directories, so that the run's exclusions are
-// decided there too (a render never reads an excluded path), but claims
-// nothing inside a chart.
+// decided there too (a render never reads an excluded path). Helm reads a
+// chart's templates/, charts/ and crds/; any other directory of a chart that
+// is a chart or a kustomization of its own is rendered as one (an Argo CD
+// Application may point at it), and the manifest files Helm does not read as
+// templates are listed, not read.
 type renderWalk struct {
 	renderer Renderer
 	open     []openDir           // rendered directories enclosing the current path, innermost last
@@ -118,16 +121,48 @@ func (rw *renderWalk) enter(path string) (mode string) {
 	if rw.renderer == nil {
 		return ""
 	}
-	for _, o := range rw.open {
-		if o.mode == evaluator.ModeHelm {
-			return "" // a chart's directories are the chart's (Helm reads charts/)
-		}
+	if chart := rw.chart(); chart != "" && helmReads(chart, path) {
+		return "" // the chart's own: templates, subcharts, CRDs
 	}
 	mode = rw.renderer.Claim(path)
 	if mode != "" {
 		rw.open = append(rw.open, openDir{path, mode})
 	}
 	return mode
+}
+
+// chart is the innermost chart directory the walk is in ("" when none).
+func (rw *renderWalk) chart() string {
+	for i := len(rw.open) - 1; i >= 0; i-- {
+		if rw.open[i].mode == evaluator.ModeHelm {
+			return rw.open[i].dir
+		}
+	}
+	return ""
+}
+
+// helmReads reports whether Helm reads path, under chart dir, as part of the
+// chart: its templates, its subcharts and its CRDs.
+func helmReads(chart, path string) bool {
+	rel, err := filepath.Rel(chart, path)
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return first == "templates" || first == "charts" || first == "crds"
+}
+
+// chartData reports whether a file in a chart's directory is the chart's own
+// data rather than a manifest Helm leaves unread: Chart.yaml and its lock,
+// values files (values.yaml, values-prod.yaml, ci/test-values.yaml) and their
+// schema, and the Helm 2 requirements files.
+func chartData(name string) bool {
+	lower := strings.ToLower(name)
+	switch lower {
+	case "chart.yaml", "chart.lock", "requirements.yaml", "requirements.lock", "values.schema.json":
+		return true
+	}
+	return strings.Contains(lower, "values")
 }
 
 // leave closes the rendered directories path is not under.
@@ -220,6 +255,12 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]evaluat
 				if _, ok := read[realPath(f)]; !ok {
 					root.NotListed = append(root.NotListed, filepath.ToSlash(f))
 				}
+			}
+		}
+		if r.mode == evaluator.ModeHelm {
+			// Helm never templates these, whatever it loads as .Files.
+			for _, f := range owned[r.dir] {
+				root.NotListed = append(root.NotListed, filepath.ToSlash(f))
 			}
 		}
 		roots = append(roots, root)

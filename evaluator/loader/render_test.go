@@ -140,6 +140,57 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	}
 }
 
+// A chart's directory is Helm's only where Helm reads it (templates/, charts/,
+// crds/): a chart or kustomization kept elsewhere in it is rendered on its own
+// (an Argo CD Application may point at it), and the manifests Helm never
+// templates are listed, not read and not silent (issue 22 item 7: the Stages of
+// a real repository lived exactly there). Values files are the chart's data.
+func TestLoadAllChartHoldsOnlyWhatHelmReads(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"platform/Chart.yaml":                     "name: platform\n",
+		"platform/values.yaml":                    "x: 1\n",
+		"platform/values-prod.yaml":               "x: 2\n",
+		"platform/ci/test-values.yaml":            "x: 3\n",
+		"platform/templates/apps.yaml":            "{{ not yaml",
+		"platform/crds/crd.yaml":                  "kind: CustomResourceDefinition\n",
+		"platform/charts/sub/Chart.yaml":          "name: sub\n",
+		"platform/charts/sub/templates/s.yaml":    "{{ not yaml",
+		"platform/kargo/stages.yaml":              stageYAML("hidden"),
+		"platform/promotion/Chart.yaml":           "name: promotion\n",
+		"platform/promotion/templates/stage.yaml": "{{ not yaml",
+		"platform/promotion/notes/extra.yaml":     stageYAML("extra"),
+		"platform/overlay/kustomization.yaml":     "resources:\n- o.yaml\n",
+		"platform/overlay/o.yaml":                 stageYAML("o"),
+	})
+	fr := &fakeRenderer{}
+	objs, errs, roots := loadRendered(&Loader{Renderer: fr}, []string{dir})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got, want := names(objs), []string{"Stage apps.yaml", "Stage o", "Stage stage.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("objects %v, want %v", got, want)
+	}
+	byPath := map[string]evaluator.RenderedRoot{}
+	for _, r := range roots {
+		byPath[strings.TrimPrefix(r.Path, filepath.ToSlash(dir)+"/")] = r
+	}
+	if len(roots) != 3 || byPath["platform/promotion"].Mode != evaluator.ModeHelm || byPath["platform/overlay"].Mode != evaluator.ModeKustomize {
+		t.Errorf("roots %+v", roots)
+	}
+	if got, want := byPath["platform"].NotListed, []string{filepath.ToSlash(dir) + "/platform/kargo/stages.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("platform: not listed %v, want %v", got, want)
+	}
+	if got, want := byPath["platform/promotion"].NotListed, []string{filepath.ToSlash(dir) + "/platform/promotion/notes/extra.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("promotion: not listed %v, want %v", got, want)
+	}
+	for _, p := range fr.rendered {
+		if strings.Contains(p, "charts/sub") {
+			t.Errorf("rendered the subchart on its own")
+		}
+	}
+}
+
 func TestLoadAllRenderExplicitFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{

@@ -21,7 +21,7 @@ func TestExplainRule(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"shared-branch-contradiction: Several Stages pin one floating pointer",
+		"shared-branch-contradiction: Pins expect different heads of one floating pointer",
 		"WHY IT BREAKS", "does not match the desired revision", "HOW TO FIX", "WAIVERS",
 		`flipflop.dev/ignore: "shared-branch-contradiction: <reason>"`, "REFERENCES", "https://github.com/akuity/kargo/pull/2980",
 	} {

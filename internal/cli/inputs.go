@@ -53,7 +53,9 @@ var readModes = []string{readAuto, readPlain}
 const readHelp = `How a path is read (--read auto, the default):
   a directory with kustomization.yaml (.yml, Kustomization)  built with Kustomize: only what it
       lists counts, with its patches; a kustomization another one reads is counted there
-  a directory with Chart.yaml  rendered with Helm: values.yaml, then --values, --set, --set-string
+  a directory with Chart.yaml  rendered with Helm: values.yaml, then --values, --set, --set-string;
+      a chart or kustomization elsewhere in it than templates/, charts/ and crds/ is rendered on its
+      own, and other manifests there are listed as not read (name their directory to read them)
   any other directory  walked for .yaml, .yml and .json files, each read as it stands
   a file  read as it stands (a kustomization.yaml or Chart.yaml stands for its directory)
 --read plain reads every file as it stands, charts and kustomizations included. Rendering is

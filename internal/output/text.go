@@ -97,7 +97,11 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 		}
 		fmt.Fprintf(b, "  %s  %s  %s\n", how, safetext.Text(r.Path), pal.dim("("+note+")"))
 		if len(r.NotListed) > 0 {
-			b.WriteString(textwrap.Wrap("not listed by the kustomization, so not part of the estate and not checked: "+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
+			why := "not listed by the kustomization, so not part of the estate and not checked: "
+			if r.Mode == evaluator.ModeHelm {
+				why = "not templates of the chart (outside templates/), so not rendered and not checked; name the directory to check it: "
+			}
+			b.WriteString(textwrap.Wrap(why+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
 		}
 	}
 }
