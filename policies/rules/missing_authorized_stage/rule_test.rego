@@ -103,3 +103,15 @@ test_no_near_miss_says_missing if {
 	some finding in rule.report with input as f.estate([bare("dev"), f.stage("dev", "main", [f.no_pin("dev")])])
 	contains(finding.message, "kargo.akuity.io/authorized-stage is missing.")
 }
+
+# A selector's message names the near misses of the Applications it selects.
+test_near_miss_named_for_a_selector if {
+	app := object.union(f.app("dev", "main"), {"metadata": {
+		"labels": {"env": "dev"},
+		"annotations": {"kargo.akuity.io/authorized-stage": null, "kargo.akuity.io/authorized-stages": "acme:dev"},
+	}})
+	clean := json.remove(app, ["metadata/annotations/kargo.akuity.io~1authorized-stage"])
+	stage := f.stage("dev", "main", [{"selector": {"matchLabels": {"env": "dev"}}}])
+	some finding in rule.report with input as f.estate([clean, stage])
+	contains(finding.message, `argocd/dev has annotation "kargo.akuity.io/authorized-stages": "acme:dev"`)
+}

@@ -84,8 +84,8 @@ report contains finding if {
 	}
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.%s", [
-			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name, stages.assumed(u.stage),
+		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.%s%s", [
+			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name, selected_near_misses(u.targets), stages.assumed(u.stage),
 		]),
 		result.refs(array.concat([u.stage.ref], [t.app.ref | some t in u.targets])),
 		sprintf("%s|selector|%d", [u.stage.key, u.index]),
@@ -105,6 +105,17 @@ annotation(app) := sprintf(
 } else := sprintf("%q, a glob, which Kargo rejects since v0.9", [app.annotations["kargo.akuity.io/authorized-stage"]]) if {
 	contains(app.annotations["kargo.akuity.io/authorized-stage"], "*")
 } else := sprintf("%q", [concat(", ", sort(apps.auth_stages(app)))])
+
+# selected_near_misses names, for a selector's message, the near misses of
+# the Applications it selects ("" when none has one).
+selected_near_misses(targets) := sprintf(" Kargo reads that annotation and no other key: %s.", [concat("; ", found)]) if {
+	found := [sprintf("%s has %s", [t.app.key, concat(" and ", misses)]) |
+		some t in targets
+		misses := near_misses(t.app)
+		count(misses) > 0
+	]
+	count(found) > 0
+} else := ""
 
 # near_misses lists, for people, the keys of an Application that look meant
 # for Kargo's authorization but are not the annotation Kargo reads: another
