@@ -64,10 +64,23 @@ func ConstraintKind(id string) string {
 type Describe func(evaluator.Rule) (string, error)
 
 // Template returns the ConstraintTemplate of an admission rule: the entry module
-// calls the adapter for the rule's package, and the model, the adapter and the
-// rule are inlined as libs (Rego v1).
-func Template(r evaluator.Rule, describe Describe) ([]byte, error) {
-	paths, srcs, err := regoSources("lib/", "hosts/gatekeeper/", r.File)
+// runs every admission rule (admission: all of them, r among them) and reports
+// r's findings, judged over all of them (a change is denied only when the
+// estate gets worse, whichever rule's template asks); the model, the adapter
+// and the rules are inlined as libs (Rego v1).
+func Template(r evaluator.Rule, admission []evaluator.Rule, describe Describe) ([]byte, error) {
+	files := []string{"lib/", "hosts/gatekeeper/"}
+	var imports, reports []string
+	for i, a := range admission {
+		files = append(files, a.File)
+		alias := fmt.Sprintf("r%d", i)
+		imports = append(imports, fmt.Sprintf("import data.%s as %s", a.Package, alias))
+		reports = append(reports, alias+".report")
+	}
+	if !slices.ContainsFunc(admission, func(a evaluator.Rule) bool { return a.ID == r.ID }) {
+		return nil, fmt.Errorf("rule %s is not among the admission rules", r.ID)
+	}
+	paths, srcs, err := regoSources(files...)
 	if err != nil {
 		return nil, err
 	}
@@ -77,31 +90,35 @@ func Template(r evaluator.Rule, describe Describe) ([]byte, error) {
 	}
 	kind := ConstraintKind(r.ID)
 	pkg := strings.TrimPrefix(r.Package, "lib.flipflop.rules.")
-	// The rule is imported statically: Gatekeeper relocates libs and rewrites
-	// static references only.
+	// The rules are imported statically: Gatekeeper relocates libs and
+	// rewrites static references only.
 	entry := fmt.Sprintf(`package flipflop.%s
 
 import data.lib.flipflop.gatekeeper
-import data.lib.flipflop.rules.%s as rule
 import data.lib.flipflop.waivers
+%s
 
 violation contains v if {
 	gatekeeper.changed
-	findings := waivers.apply(rule.report) with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
-	candidates := gatekeeper.candidates(findings)
+	after := estate with input as gatekeeper.docs with data.lib.flipflop.config.settings as gatekeeper.settings
+	candidates := gatekeeper.candidates({f | some f in after.findings; f.rule == %q})
 	count(candidates) > 0
-	some v in gatekeeper.violations(candidates, baseline)
+	some v in gatekeeper.violations(candidates, after, baseline)
 }
 
-# baseline is the rule's findings on the estate before the change (the adapter
-# says which estate that is); evaluated only when a finding involves the object.
-default baseline := []
+# estate is what every admission rule finds (waivers applied), and the pins,
+# on the estate the input holds.
+estate := gatekeeper.estate_facts(waivers.apply(%s))
+
+# baseline is the estate before the change (the adapter says which estate that
+# is); evaluated only when a finding of this rule involves the object.
+default baseline := {"findings": set(), "pins": {}}
 
 baseline := b if {
 	gatekeeper.judged
-	b := waivers.apply(rule.report) with input as gatekeeper.baseline_docs with data.lib.flipflop.config.settings as gatekeeper.settings
+	b := estate with input as gatekeeper.baseline_docs with data.lib.flipflop.config.settings as gatekeeper.settings
 }
-`, pkg, pkg)
+`, pkg, strings.Join(imports, "\n"), r.ID, strings.Join(reports, " | "))
 	sync, err := requiresSyncData()
 	if err != nil {
 		return nil, err
@@ -229,12 +246,15 @@ func Gatekeeper(ctx context.Context, ev *evaluator.Evaluator, describe Describe)
 	out := Files{}
 	templates := []string{"sync.yaml"}
 	var constraints []string
+	var admission []evaluator.Rule
 	for _, r := range ev.Rules() {
-		if !r.Admission {
-			continue
+		if r.Admission {
+			admission = append(admission, r)
 		}
+	}
+	for _, r := range admission {
 		dir := r.ID + "/"
-		tmpl, err := Template(r, describe)
+		tmpl, err := Template(r, admission, describe)
 		if err != nil {
 			return nil, err
 		}

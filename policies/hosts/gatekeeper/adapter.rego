@@ -4,14 +4,16 @@
 #   Turns a Gatekeeper review into the model's input: the reviewed object plus the
 #   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
 #   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
-#   copy excluded), runs one rule, and keeps the findings that involve the
-#   reviewed object (for a PromotionTask or ClusterPromotionTask: the Stages that
-#   use it).
-#   At admission, a finding is a violation only when the change introduces or
-#   worsens it: the same rule runs on the estate as it was (the old object on an
-#   UPDATE, the estate without the object on a CREATE), and a finding already there
-#   with the same subject and at least the same resources is let through, so an
-#   existing contradiction never freezes its objects (status writes, fixes).
+#   copy excluded), runs every admission rule, and keeps the findings of the
+#   template's rule that involve the reviewed object (for a PromotionTask or
+#   ClusterPromotionTask: the Stages that use it).
+#   At admission, a finding is a violation only when the change makes the estate
+#   worse: every admission rule runs on the estate as it was (the old object on
+#   an UPDATE, the estate without the object on a CREATE) and as it would be, and
+#   a finding that was there before, that replaces one the change removed or
+#   shrank, or that is a move in progress is let through (see tolerated), so an
+#   existing problem never freezes its objects (status writes, each step of a
+#   fix, in any rule's template).
 #   A DELETE is never a violation, nor an UPDATE that leaves what the model reads
 #   of the object as it was (a status write): neither runs the rule. Audit (no
 #   operation) reports every finding involving the object; for a task, those it
@@ -21,6 +23,7 @@
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
+import data.lib.flipflop.model
 import data.lib.flipflop.repo
 
 # The inventory paths read: one per kind the model needs, nothing wider.
@@ -367,22 +370,97 @@ concerns(f) if {
 	sprintf("%s/%s", [r.namespace, r.name]) in task_user_keys
 }
 
-# violations turns candidates into Gatekeeper violations, leaving out those the
-# baseline (the same rule's findings on the estate before the change) already
-# had: same rule, same subject (key), and no resource the baseline finding did
-# not name. Gatekeeper prefixes the message with the constraint's name (the
-# rule id), so the message is the finding's alone.
-violations(candidates, baseline) := {{"msg": f.message, "details": details(f)} |
+# violations turns candidates into Gatekeeper violations, leaving out those
+# that do not make the estate worse. after and baseline are what every
+# admission rule found on the estate after and before the change
+# ({"findings", "pins"}, see estate_facts): a change is judged over all of
+# them together, whichever rule's template asks, so that a step out of a
+# problem is never denied because it turns one rule's finding into another's.
+# Gatekeeper prefixes the message with the constraint's name (the rule id), so
+# the message is the finding's alone.
+violations(candidates, after, baseline) := {{"msg": f.message, "details": details(f)} |
 	some f in candidates
-	not tolerated(f, baseline)
+	not tolerated(f, after, baseline)
 }
 
-tolerated(f, baseline) if {
-	some b in baseline
+# A finding is not new when (docs/hosts.md, "What deny denies"):
+#
+# 1. it was there before: same rule, same subject (key), and no resource the
+#    finding before did not name;
+tolerated(f, _, baseline) if {
+	some b in baseline.findings
 	b.rule == f.rule
 	b.key == f.key
 	count(resource_ids(f) - resource_ids(b)) == 0
 }
+
+# 2. it replaces a finding the change removed or shrank: a finding before (of
+#    any admission rule, at least as severe) that no longer holds as it was,
+#    and that named every resource this one names (dropping desiredRevision
+#    turns a contradiction into a foreign writer, moving one end of a pin
+#    turns it into an unreachable pin);
+tolerated(f, after, baseline) if {
+	some b in baseline.findings
+	severity_rank[b.severity] >= severity_rank[f.severity]
+	count(resource_ids(f) - resource_ids(b)) == 0
+	not persists(b, after)
+}
+
+# 3. it is a move in progress: an unreachable pin of a Stage on an Application
+#    source that the Stage pinned before too, not unreachable then, expecting
+#    the Stage's own commit then and now, and one of whose ends (the branch the
+#    Application tracks, the branches the Stage writes) the change moved.
+#    Moving a Stage and its Application to a branch of their own takes two
+#    changes, and whichever comes first leaves the pin unreachable until the
+#    other follows; audit keeps reporting it until then. (A pin is known by its
+#    Stage, Application and source, the key of an unreachable-desired-revision
+#    finding, so that moving the Stage's steps into a PromotionTask on the way
+#    is still the same pin.)
+tolerated(f, after, baseline) if {
+	f.rule == "unreachable-desired-revision"
+	was := baseline.pins[f.key]
+	now := after.pins[f.key]
+	not f.key in {b.key | some b in baseline.findings; b.rule == f.rule}
+	was.desired == {"own"}
+	now.desired == {"own"}
+	was != now
+}
+
+severity_rank := {"error": 2, "warning": 1}
+
+# persists: the finding b (before) still holds after the change, on at least
+# its resources.
+persists(b, after) if {
+	some a in after.findings
+	a.rule == b.rule
+	a.key == b.key
+	count(resource_ids(b) - resource_ids(a)) == 0
+}
+
+# estate_facts are what a template judges a change by, on one estate (the
+# template evaluates it with input as docs or baseline_docs): the findings of
+# every admission rule (reports, waivers applied) and the model's pins by
+# Stage, Application and source ("stage|app|index"), with what each expects
+# (desired_class) and its ends: the pointer the source tracks and the
+# pointers the Stage writes.
+estate_facts(findings) := {"findings": findings, "pins": pin_facts}
+
+pin_facts := {k: {
+	"desired": {p.desired_class | some p in group},
+	"pointer": {p.pointer.key | some p in group},
+	"writes": {w.pointer.key | some w in object.get(model.writers_by_stage, group[0].stage.key, [])},
+} |
+	some k, group in pins_by_key
+}
+
+# (grouped through keyed_pins, so that OPA indexes the comprehension by key:
+# linear in the pins)
+pins_by_key := {k: group |
+	some k in {x.key | some x in keyed_pins}
+	group := [x.pin | some x in keyed_pins; x.key == k]
+}
+
+keyed_pins := [{"key": sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]), "pin": p} | some p in model.pins]
 
 resource_ids(f) := {[r.kind, r.namespace, r.name, object.get(r, "generatedBy", "")] | some r in f.resources}
 

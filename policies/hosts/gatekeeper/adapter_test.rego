@@ -2,7 +2,12 @@ package lib.flipflop.gatekeeper_test
 
 import data.lib.flipflop.fixtures as f
 import data.lib.flipflop.gatekeeper
+import data.lib.flipflop.rules.foreign_branch_writer as fbw
+import data.lib.flipflop.rules.missing_authorized_stage as mas
+import data.lib.flipflop.rules.shared_application as sa
 import data.lib.flipflop.rules.shared_branch_contradiction as rule
+import data.lib.flipflop.rules.unreachable_desired_revision as udr
+import data.lib.flipflop.waivers
 
 dev_app := f.app("dev", "main")
 
@@ -37,21 +42,36 @@ test_stale_copy_of_reviewed_object_is_excluded if {
 }
 
 # template_violations is what the shared-branch-contradiction template reports
-# for the input and data.inventory a test gives: the rule on the adapter's docs,
-# the candidates, and the rule on the baseline when the review is judged.
-template_violations := gatekeeper.violations(candidates, template_baseline) if {
+# for the input and data.inventory a test gives (violations_of).
+template_violations := violations_of("shared-branch-contradiction")
+
+# violations_of is what the template of the rule id reports, as the generated
+# entry module computes it (internal/export): every admission rule on the
+# adapter's docs, the candidates of rule id, and every admission rule on the
+# baseline when the review is judged.
+violations_of(id) := gatekeeper.violations(candidates, after, template_baseline) if {
 	# regal ignore:with-outside-test-context
-	findings := rule.report with input as gatekeeper.docs
-	candidates := gatekeeper.candidates(findings)
+	after := estate with input as gatekeeper.docs
+	candidates := gatekeeper.candidates({x | some x in after.findings; x.rule == id})
 }
 
-default template_baseline := []
+# every_violation is what all the templates report together.
+every_violation := {[id, v] | some id in admission_rules; some v in violations_of(id)}
+
+admission_rules := {
+	"foreign-branch-writer", "missing-authorized-stage", "shared-application",
+	"shared-branch-contradiction", "unreachable-desired-revision",
+}
+
+estate := gatekeeper.estate_facts(waivers.apply(((((fbw.report | mas.report) | sa.report) | rule.report) | udr.report)))
+
+default template_baseline := {"findings": set(), "pins": {}}
 
 template_baseline := b if {
 	gatekeeper.judged
 
 	# regal ignore:with-outside-test-context
-	b := rule.report with input as gatekeeper.baseline_docs
+	b := estate with input as gatekeeper.baseline_docs
 }
 
 admission(op, obj, old) := {"review": {"operation": op, "object": obj, "oldObject": old}, "parameters": {}}

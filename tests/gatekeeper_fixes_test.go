@@ -1,0 +1,266 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Gatekeeper in deny, with every generated template and constraint installed:
+// each documented way out of the seed contradiction (examples/contradiction to
+// examples/fix-*), replayed one object at a time in several orders, is
+// admitted at every step, and changes that make the estate worse are denied
+// by the rule that finds them, and by no other. gator reviews each step as the
+// API server would send it (an AdmissionReview with the old object), against
+// the estate before the step as the synced inventory.
+// policies/hosts/gatekeeper/fixes_test.rego replays every order of every way
+// out through the same adapter in OPA.
+func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
+	seed := loadEstate(t, "../examples/contradiction")
+	dir := t.TempDir()
+	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
+	if len(templates) < 5 {
+		t.Fatalf("want every admission rule's template, found %v", templates)
+	}
+	var rules []string
+	for _, tmpl := range templates {
+		id := filepath.Base(filepath.Dir(tmpl))
+		rules = append(rules, id)
+		copyFile(t, tmpl, filepath.Join(dir, id+"-template.yaml"))
+		c, err := os.ReadFile(filepath.Join("../bundles/gatekeeper/constraints", id+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deny := bytes.Replace(c, []byte("enforcementAction: warn"), []byte("enforcementAction: deny"), 1)
+		if bytes.Equal(deny, c) {
+			t.Fatalf("%s: constraint has no enforcementAction: warn to switch", id)
+		}
+		writeFile(t, filepath.Join(dir, id+"-constraint.yaml"), deny)
+	}
+
+	s := &replaySuite{dir: dir}
+	for _, way := range []struct {
+		fix string
+		// orders lists each order as the changes' names ("Kind/name"); the
+		// first order's names must be all the fix's changes.
+		orders [][]string
+	}{
+		{"fix-no-desired-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
+		{"fix-update-target-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
+		{"fix-stage-branches", [][]string{
+			// Stage first, then its Application; Application first; both
+			// Stages, then both Applications; and the reverse.
+			{"PromotionTask/render", "Stage/dev", "Application/dev", "Stage/qa", "Application/qa"},
+			{"PromotionTask/render", "Application/dev", "Stage/dev", "Application/qa", "Stage/qa"},
+			{"PromotionTask/render", "Stage/qa", "Stage/dev", "Application/qa", "Application/dev"},
+			{"PromotionTask/render", "Application/dev", "Application/qa", "Stage/dev", "Stage/qa"},
+		}},
+	} {
+		changes := changedObjects(seed, loadEstate(t, "../examples/"+way.fix))
+		if len(changes) != len(way.orders[0]) {
+			t.Fatalf("%s changes %v, the orders name %v", way.fix, keysOf(changes), way.orders[0])
+		}
+		for i, order := range way.orders {
+			state := seed
+			for j, name := range order {
+				obj, ok := changes[name]
+				if !ok {
+					t.Fatalf("%s: %s is not one of its changes %v", way.fix, name, keysOf(changes))
+				}
+				s.add(fmt.Sprintf("%s-order%d-step%d-%s", way.fix, i+1, j+1, strings.ReplaceAll(strings.ToLower(name), "/", "-")), state, obj, nil)
+				state = written(state, obj)
+			}
+			if !reflect.DeepEqual(state, written(seed, valuesOf(changes)...)) {
+				t.Fatalf("%s order %d does not end in the fix", way.fix, i+1)
+			}
+		}
+	}
+
+	// Worse: a Stage created next to the other completes the contradiction;
+	// halfway out (dev on its branch), dev writing main again is a foreign
+	// writer next to qa's pin.
+	qa := seed["Stage/qa"]
+	s.add("create-qa-into-dev-is-denied", without(seed, "Stage/qa"), qa, map[string]int{"shared-branch-contradiction": 1})
+	fix := loadEstate(t, "../examples/fix-stage-branches")
+	halfway := written(seed, fix["PromotionTask/render"], fix["Stage/dev"], fix["Application/dev"])
+	unpinned := loadEstate(t, "../examples/fix-no-desired-revision")["Stage/dev"]
+	s.add("dev-writing-main-again-halfway-is-denied", halfway, unpinned, map[string]int{"foreign-branch-writer": 1})
+
+	// One suite per template, run side by side: gator compiles a template
+	// for each case, which is most of its time.
+	for _, id := range rules {
+		var suite strings.Builder
+		fmt.Fprintf(&suite, "apiVersion: test.gatekeeper.sh/v1alpha1\nkind: Suite\nmetadata:\n  name: %s\ntests:\n", id)
+		fmt.Fprintf(&suite, "- name: %s\n  template: %s-template.yaml\n  constraint: %s-constraint.yaml\n  cases:\n", id, id, id)
+		for _, c := range s.cases {
+			want := "'no'"
+			if n := c.want[id]; n > 0 {
+				want = fmt.Sprint(n)
+			}
+			fmt.Fprintf(&suite, "  - name: %s\n    object: %s\n    inventory:\n    - %s\n    assertions:\n    - violations: %s\n", c.name, c.object, c.inventory, want)
+		}
+		writeFile(t, filepath.Join(dir, id+"-suite.yaml"), []byte(suite.String()))
+	}
+	for _, g := range hostsOf(t, "gator") {
+		t.Run(g.String(), func(t *testing.T) {
+			for _, id := range rules {
+				t.Run(id, func(t *testing.T) {
+					t.Parallel()
+					out, stderr, code := runCmd(t, dir, g.Path, "verify", "-v", id+"-suite.yaml")
+					if code != 0 {
+						t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
+					}
+					if n := strings.Count(out, "--- PASS"); n < len(s.cases) {
+						t.Errorf("%d passing cases, want %d:\n%s", n, len(s.cases), out)
+					}
+				})
+			}
+		})
+	}
+}
+
+// replaySuite collects gator cases: an AdmissionReview and the inventory it is
+// reviewed against, with the violations each rule's template must report.
+type replaySuite struct {
+	dir   string
+	cases []replayCase
+}
+
+type replayCase struct {
+	name, object, inventory string
+	want                    map[string]int
+}
+
+// add writes the review of obj written into state (UPDATE when state holds
+// it, else CREATE) and state as the inventory.
+func (s *replaySuite) add(name string, state map[string]map[string]any, obj map[string]any, want map[string]int) {
+	key := keyOf(obj)
+	meta, _ := obj["metadata"].(map[string]any)
+	group, version, _ := strings.Cut(fmt.Sprint(obj["apiVersion"]), "/")
+	req := map[string]any{
+		"uid":       fmt.Sprintf("00000000-0000-0000-0000-%012d", len(s.cases)+1),
+		"kind":      map[string]any{"group": group, "version": version, "kind": obj["kind"]},
+		"resource":  map[string]any{"group": group, "version": version, "resource": strings.ToLower(fmt.Sprint(obj["kind"])) + "s"},
+		"name":      meta["name"],
+		"operation": "CREATE",
+		"userInfo":  map[string]any{"username": "alice"},
+		"object":    obj,
+	}
+	if ns, ok := meta["namespace"]; ok {
+		req["namespace"] = ns
+	}
+	if old, ok := state[key]; ok {
+		req["operation"] = "UPDATE"
+		req["oldObject"] = old
+	}
+	review, err := yaml.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
+	if err != nil {
+		panic(err)
+	}
+	var inv [][]byte
+	for _, k := range sortedKeys(state) {
+		b, err := yaml.Marshal(state[k])
+		if err != nil {
+			panic(err)
+		}
+		inv = append(inv, b)
+	}
+	c := replayCase{name: name, object: name + "-review.yaml", inventory: name + "-inventory.yaml", want: want}
+	os.WriteFile(filepath.Join(s.dir, c.object), review, 0o644)
+	os.WriteFile(filepath.Join(s.dir, c.inventory), bytes.Join(inv, []byte("---\n")), 0o644)
+	s.cases = append(s.cases, c)
+}
+
+// loadEstate reads the objects of a directory's YAML files by "Kind/name"
+// (the examples' names are unique by kind).
+func loadEstate(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	out := map[string]map[string]any{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(b), "\n---\n") {
+			var o map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if o != nil {
+				out[keyOf(o)] = o
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no objects in %s", dir)
+	}
+	return out
+}
+
+func keyOf(o map[string]any) string {
+	meta, _ := o["metadata"].(map[string]any)
+	return fmt.Sprintf("%v/%v", o["kind"], meta["name"])
+}
+
+// changedObjects are the objects of fix that seed lacks or holds otherwise.
+func changedObjects(seed, fix map[string]map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for k, o := range fix {
+		if !reflect.DeepEqual(seed[k], o) {
+			out[k] = o
+		}
+	}
+	return out
+}
+
+// written is state with objs written (created or replaced).
+func written(state map[string]map[string]any, objs ...map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for k, o := range state {
+		out[k] = o
+	}
+	for _, o := range objs {
+		out[keyOf(o)] = o
+	}
+	return out
+}
+
+func without(state map[string]map[string]any, key string) map[string]map[string]any {
+	out := written(state)
+	delete(out, key)
+	return out
+}
+
+func valuesOf(m map[string]map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+func keysOf(m map[string]map[string]any) []string { return sortedKeys(m) }
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sortedKeys(m map[string]map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
