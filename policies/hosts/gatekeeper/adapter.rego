@@ -418,10 +418,10 @@ tolerated(f, after, baseline) if {
 #    is still the same pin.)
 tolerated(f, after, baseline) if {
 	f.rule == "unreachable-desired-revision"
-	was := baseline.pins[f.key]
-	now := after.pins[f.key]
 	not f.key in {b.key | some b in baseline.findings; b.rule == f.rule}
+	was := baseline.pins[f.key]
 	was.desired == {"own"}
+	now := after.pins[f.key]
 	now.desired == {"own"}
 	was != now
 }
