@@ -25,7 +25,7 @@ Writes flipflop's policies, as embedded in this binary, for another host:
               With "-", the SyncSet, templates and constraints as one YAML stream for kubectl apply -f -:
               the constraints are refused until Gatekeeper has made their kinds from the templates,
               so apply it again once kubectl wait --for=jsonpath='{.status.created}'=true
-              constrainttemplates -l app.kubernetes.io/part-of=flipflop returns
+              constrainttemplates -l app.kubernetes.io/part-of=flipflop --timeout=120s returns
   bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings;
               DIR/flipflop.tar.gz, or the file itself when the target ends in .tar.gz or .tgz
   all         conftest/, gatekeeper/ and flipflop.tar.gz under DIR (what make bundles writes to bundles/)

@@ -290,7 +290,7 @@ func Gatekeeper(ctx context.Context, ev *evaluator.Evaluator, describe Describe)
 		{"kustomization.yaml", "# Step 1: the SyncSet and the ConstraintTemplates. Then wait until Gatekeeper has made\n" +
 			"# each constraint kind, and apply constraints/ (step 2):\n" +
 			"#   kubectl apply -k bundles/gatekeeper\n" +
-			"#   kubectl wait --for=jsonpath='{.status.created}'=true constrainttemplates -l " + partOf + "=flipflop\n" +
+			"#   kubectl wait --for=jsonpath='{.status.created}'=true constrainttemplates -l " + partOf + "=flipflop --timeout=120s\n" +
 			"#   kubectl apply -k bundles/gatekeeper/constraints\n", templates},
 		{"constraints/kustomization.yaml", "# Step 2: the constraints (enforcementAction: warn), once their kinds exist (see ../kustomization.yaml).\n", constraints},
 	} {
