@@ -93,13 +93,19 @@ func TestCompatGatorSync(t *testing.T) {
 // finding names gets a violation from the real Gatekeeper engine, with the
 // message flipflop prints, from the constraint named after the rule; every fix
 // estate gets none.
+//
+// The all-rules constraint (bundles/gatekeeper/admission), installed alone,
+// reports the same findings, each message led by its rule id.
 func TestCompatGatorOnExamples(t *testing.T) {
 	bin := tool(t, "FLIPFLOP_BIN")
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, tmpl := range templates {
-		args = append(args, "-f", tmpl, "-f", filepath.Join("../bundles/gatekeeper/constraints", filepath.Base(filepath.Dir(tmpl))+".yaml"))
+		if filepath.Base(filepath.Dir(tmpl)) != "admission" {
+			args = append(args, "-f", tmpl, "-f", constraintOf(tmpl))
+		}
 	}
+	all := []string{"test", "-o", "json", "-f", "../bundles/gatekeeper/admission/template.yaml", "-f", "../bundles/gatekeeper/admission/constraint.yaml"}
 	examples, _ := filepath.Glob("../examples/*")
 	gators := hostsOf(t, "gator")
 	for _, dir := range examples {
@@ -117,56 +123,82 @@ func TestCompatGatorOnExamples(t *testing.T) {
 			if err := json.Unmarshal([]byte(report), &r); err != nil {
 				t.Fatalf("flipflop JSON: %v\n%s", err, report)
 			}
-			var want []string
+			var want, wantAll []string
 			for _, f := range r.Findings {
 				if !admissionRule(f.Rule) || f.Waived != nil {
 					continue
 				}
 				for _, res := range f.Resources {
 					want = append(want, res.Kind+" "+res.Namespace+"/"+res.Name+": ["+f.Rule+"] "+f.Message)
+					wantAll = append(wantAll, res.Kind+" "+res.Namespace+"/"+res.Name+": [flipflop] ["+f.Rule+"] "+f.Message)
 				}
 			}
 			slices.Sort(want)
 			want = slices.Compact(want)
+			slices.Sort(wantAll)
+			wantAll = slices.Compact(wantAll)
 			for _, g := range gators {
-				out, stderr, code := runCmd(t, ".", g.Path, append(args, "-f", dir)...)
-				if code != 0 {
-					t.Fatalf("%s test exit %d: %s", g, code, stderr)
-				}
-				var results []struct {
-					Msg        string `json:"msg"`
-					Constraint struct {
-						Metadata struct {
-							Name string `json:"name"`
-						} `json:"metadata"`
-					} `json:"constraint"`
-					Resource struct {
-						Kind     string `json:"kind"`
-						Metadata struct {
-							Name      string `json:"name"`
-							Namespace string `json:"namespace"`
-						} `json:"metadata"`
-					} `json:"violatingObject"`
-				}
-				if strings.TrimSpace(out) != "" && strings.TrimSpace(out) != "null" {
-					if err := json.Unmarshal([]byte(out), &results); err != nil {
-						t.Fatalf("%s JSON: %v\n%s", g, err, out)
+				got := gatorResults(t, g, append(args, "-f", dir))
+				for _, line := range got {
+					if _, msg, _ := strings.Cut(line, "] "); strings.HasPrefix(msg, "[") {
+						t.Errorf("%s: message starts with a rule id, which Gatekeeper adds itself: %q", g, line)
 					}
 				}
-				var got []string
-				for _, res := range results {
-					if strings.HasPrefix(res.Msg, "[") {
-						t.Errorf("%s: message starts with a rule id, which Gatekeeper adds itself: %q", g, res.Msg)
-					}
-					got = append(got, res.Resource.Kind+" "+res.Resource.Metadata.Namespace+"/"+res.Resource.Metadata.Name+": ["+res.Constraint.Metadata.Name+"] "+res.Msg)
-				}
-				slices.Sort(got)
 				if !slices.Equal(got, want) {
 					t.Errorf("%s:\n  %s\nflipflop:\n  %s", g, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+				}
+				if got := gatorResults(t, g, append(all, "-f", dir)); !slices.Equal(got, wantAll) {
+					t.Errorf("%s, all-rules constraint:\n  %s\nflipflop:\n  %s", g, strings.Join(got, "\n  "), strings.Join(wantAll, "\n  "))
 				}
 			}
 		})
 	}
+}
+
+// gatorResults runs gator test with args and returns its results as
+// "Kind namespace/name: [constraint] message", sorted.
+func gatorResults(t *testing.T, g host, args []string) []string {
+	t.Helper()
+	out, stderr, code := runCmd(t, ".", g.Path, args...)
+	if code != 0 {
+		t.Fatalf("%s test exit %d: %s", g, code, stderr)
+	}
+	var results []struct {
+		Msg        string `json:"msg"`
+		Constraint struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"constraint"`
+		Resource struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+		} `json:"violatingObject"`
+	}
+	if strings.TrimSpace(out) != "" && strings.TrimSpace(out) != "null" {
+		if err := json.Unmarshal([]byte(out), &results); err != nil {
+			t.Fatalf("%s JSON: %v\n%s", g, err, out)
+		}
+	}
+	var got []string
+	for _, res := range results {
+		got = append(got, res.Resource.Kind+" "+res.Resource.Metadata.Namespace+"/"+res.Resource.Metadata.Name+": ["+res.Constraint.Metadata.Name+"] "+res.Msg)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// constraintOf is the constraint of a template of bundles/gatekeeper: a rule's
+// in constraints/, the all-rules template's beside it.
+func constraintOf(tmpl string) string {
+	dir := filepath.Dir(tmpl)
+	if filepath.Base(dir) == "admission" {
+		return filepath.Join(dir, "constraint.yaml")
+	}
+	return filepath.Join(filepath.Dir(dir), "constraints", filepath.Base(dir)+".yaml")
 }
 
 func admissionRule(id string) bool {
@@ -180,7 +212,7 @@ func TestCompatGatorOnMalformedObjects(t *testing.T) {
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, tmpl := range templates {
-		args = append(args, "-f", tmpl, "-f", filepath.Join("../bundles/gatekeeper/constraints", filepath.Base(filepath.Dir(tmpl))+".yaml"))
+		args = append(args, "-f", tmpl, "-f", constraintOf(tmpl))
 	}
 	for _, g := range hostsOf(t, "gator") {
 		t.Run(g.String(), func(t *testing.T) {

@@ -75,8 +75,9 @@ func TestGatekeeperKustomizationsInTwoSteps(t *testing.T) {
 	files, rules := gatekeeperFiles(t)
 	first := kinds(t, files, "kustomization.yaml")
 	second := kinds(t, files, "constraints/kustomization.yaml")
-	if len(first) != 2 || len(first["SyncSet"]) != 1 || len(first["ConstraintTemplate"]) != len(rules) {
-		t.Errorf("step 1 holds %v, want the SyncSet and %d templates", first, len(rules))
+	if len(first) != 2 || len(first["SyncSet"]) != 1 || len(first["ConstraintTemplate"]) != len(rules)+1 ||
+		!slices.Contains(first["ConstraintTemplate"], strings.ToLower(AdmissionKind)) {
+		t.Errorf("step 1 holds %v, want the SyncSet, %d rules' templates and the all-rules one", first, len(rules))
 	}
 	var constraints []string
 	for kind, names := range second {
@@ -130,5 +131,53 @@ func TestConstraintsMatchTasks(t *testing.T) {
 				t.Errorf("%s: constraint does not match %s (matches %v)", r.ID, want, matched)
 			}
 		}
+	}
+}
+
+// The all-rules template offers exactly the admission rules in its rules
+// parameter, and its constraint (admission/constraint.yaml) is not in step 2:
+// it is installed instead of the rules' constraints, never with them.
+func TestAdmissionTemplateListsEveryAdmissionRule(t *testing.T) {
+	files, rules := gatekeeperFiles(t)
+	var tmpl struct {
+		Spec struct {
+			CRD struct {
+				Spec struct {
+					Validation struct {
+						Schema struct {
+							Properties struct {
+								Rules struct {
+									Items struct {
+										Enum []string `json:"enum"`
+									} `json:"items"`
+								} `json:"rules"`
+							} `json:"properties"`
+						} `json:"openAPIV3Schema"`
+					} `json:"validation"`
+				} `json:"spec"`
+			} `json:"crd"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(files["admission/template.yaml"], &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rules {
+		ids = append(ids, r.ID)
+	}
+	got := tmpl.Spec.CRD.Spec.Validation.Schema.Properties.Rules.Items.Enum
+	slices.Sort(got)
+	slices.Sort(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("rules parameter offers %v, want the admission rules %v", got, ids)
+	}
+	var c struct {
+		Kind string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(files["admission/constraint.yaml"], &c); err != nil || c.Kind != AdmissionKind {
+		t.Errorf("admission/constraint.yaml is a %q (%v), want %s", c.Kind, err, AdmissionKind)
+	}
+	if second := kinds(t, files, "constraints/kustomization.yaml"); len(second[AdmissionKind]) > 0 {
+		t.Errorf("step 2 installs the all-rules constraint next to the rules' own")
 	}
 }

@@ -383,6 +383,19 @@ violations(candidates, after, baseline) := {{"msg": f.message, "details": detail
 	not tolerated(f, after, baseline)
 }
 
+# selected says that the constraint reports rule id: the rules parameter of
+# the all-rules template (FlipflopAdmission) lists the rules a constraint
+# reports (absent or empty: every admission rule), so that one constraint can
+# deny some rules and another warn on the rest.
+selected(id) if count(object.get(input.parameters, "rules", [])) == 0
+
+selected(id) if id in object.get(input.parameters, "rules", [])
+
+# labelled is violations for the all-rules template: its constraints are not
+# named after a rule, so each message starts with its rule id, in brackets
+# (after the constraint's name, which Gatekeeper puts in front).
+labelled(violations) := {object.union(v, {"msg": sprintf("[%s] %s", [v.details.rule, v.msg])}) | some v in violations}
+
 # A finding is not new when (docs/hosts.md, "What deny denies"):
 #
 # 1. it was there before: same rule, same subject (key), and no resource the

@@ -368,3 +368,24 @@ test_default_branch_spellings_are_one_pointer if {
 	head_docs := gatekeeper.docs with input as review(head_app) with data.inventory as inv
 	{d.contents.metadata.name | some d in head_docs} == {"head", "qa"}
 }
+
+# all_rules_violations is what the all-rules template (FlipflopAdmission)
+# reports, as its generated entry module computes it: the findings of the
+# rules the constraint selects, each message led by its rule id.
+all_rules_violations := gatekeeper.labelled(gatekeeper.violations(candidates, after, template_baseline)) if {
+	# regal ignore:with-outside-test-context
+	after := estate with input as gatekeeper.docs
+	candidates := gatekeeper.candidates({x | some x in after.findings; gatekeeper.selected(x.rule)})
+}
+
+with_rules(rules) := {"review": {"object": dev_stage}, "parameters": {"rules": rules}}
+
+test_all_rules_constraint_reports_the_rules_it_selects if {
+	every rules in [[], ["shared-branch-contradiction"], ["shared-branch-contradiction", "shared-application"]] {
+		vs := [v | some v in all_rules_violations] with input as with_rules(rules) with data.inventory as inventory
+		count(vs) == 1
+		startswith(vs[0].msg, "[shared-branch-contradiction] Stages acme/dev, acme/qa")
+		vs[0].details.rule == "shared-branch-contradiction"
+	}
+	count(all_rules_violations) == 0 with input as with_rules(["unreachable-desired-revision"]) with data.inventory as inventory
+}
