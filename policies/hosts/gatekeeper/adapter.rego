@@ -387,7 +387,7 @@ violations(candidates, after, baseline) := {{"msg": f.message, "details": detail
 # the all-rules template (FlipflopAdmission) lists the rules a constraint
 # reports (absent or empty: every admission rule), so that one constraint can
 # deny some rules and another warn on the rest.
-selected(id) if count(object.get(input.parameters, "rules", [])) == 0
+selected(_) if count(object.get(input.parameters, "rules", [])) == 0
 
 selected(id) if id in object.get(input.parameters, "rules", [])
 
