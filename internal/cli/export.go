@@ -20,9 +20,10 @@ const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
 
 Writes flipflop's policies, as embedded in this binary, for another host:
   conftest    the policy folder for: conftest test --combine --namespace flipflop -p DIR <manifests>
-  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, constraints (warn) under constraints/,
-              samples, gator suites; apply DIR, wait, then DIR/constraints (see DIR/kustomization.yaml).
-              With "-", the SyncSet, templates and constraints as one YAML stream for kubectl apply -f -:
+  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, a constraint (warn) per rule under
+              constraints/, one for every rule in admission/constraint.yaml, samples, gator suites;
+              apply DIR, wait, then one of the two (see DIR/kustomization.yaml).
+              With "-", the SyncSet, templates and a constraint per rule as one YAML stream for kubectl apply -f -:
               the constraints are refused until Gatekeeper has made their kinds from the templates,
               so apply it again once kubectl wait --for=jsonpath='{.status.created}'=true
               constrainttemplates -l app.kubernetes.io/part-of=flipflop --timeout=120s returns

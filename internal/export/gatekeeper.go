@@ -354,10 +354,11 @@ func Gatekeeper(ctx context.Context, ev *evaluator.Evaluator, describe Describe)
 		resources     []string
 	}{
 		{"kustomization.yaml", "# Step 1: the SyncSet and the ConstraintTemplates. Then wait until Gatekeeper has made\n" +
-			"# each constraint kind, and apply constraints/ (step 2):\n" +
+			"# each constraint kind, and apply one constraint for every rule, or constraints/ (a\n" +
+			"# constraint per rule, each evaluating the model on its own), never both (step 2):\n" +
 			"#   kubectl apply -k bundles/gatekeeper\n" +
 			"#   kubectl wait --for=jsonpath='{.status.created}'=true constrainttemplates -l " + partOf + "=flipflop --timeout=120s\n" +
-			"#   kubectl apply -k bundles/gatekeeper/constraints\n", templates},
+			"#   kubectl apply -f bundles/gatekeeper/admission/constraint.yaml   # or: kubectl apply -k bundles/gatekeeper/constraints\n", templates},
 		{"constraints/kustomization.yaml", "# Step 2: the constraints (enforcementAction: warn), once their kinds exist (see ../kustomization.yaml).\n", constraints},
 	} {
 		b, err := yaml.Marshal(map[string]any{
