@@ -39,6 +39,8 @@ import (
 	mutationtypes "github.com/open-policy-agent/gatekeeper/v3/pkg/mutation/types"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/target"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/util"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -72,6 +74,7 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "stop the runs of a size after a review slower than this")
 	budget := flag.Duration("budget", time.Minute, "after the first run, do only as many runs as fit in this time per size (at least one)")
 	version := flag.Bool("version", false, "print the Gatekeeper, frameworks and OPA module versions and exit")
+	flag.StringVar(&form, "form", form, "how the Stage is reviewed: audit (the object alone), status (an UPDATE of status only), update (an UPDATE adding a label)")
 	flag.Parse()
 	if *version {
 		fmt.Println(versions())
@@ -245,10 +248,59 @@ func newClient(ctx context.Context, policy, inv []*unstructured.Unstructured) (*
 	return client, time.Since(start), nil
 }
 
+// form is how the reviewed Stage is reviewed (-form): "audit" (the object
+// alone, as audit and gator test review it), "status" (an admission UPDATE
+// whose old object differs in status only: Argo CD's and Kargo's status
+// writes), "update" (an admission UPDATE that adds a label: a change the
+// model reads, so the rules run, on the estate before the change too when a
+// finding involves the Stage).
+var form = "audit"
+
 func review(ctx context.Context, c *constraintclient.Client, o *unstructured.Unstructured) (time.Duration, []string, error) {
-	au := target.AugmentedUnstructured{Object: *o, Source: mutationtypes.SourceTypeOriginal}
+	var obj any = target.AugmentedUnstructured{Object: *o, Source: mutationtypes.SourceTypeOriginal}
+	if form != "audit" {
+		old := o.DeepCopy()
+		cur := o.DeepCopy()
+		switch form {
+		case "status":
+			if err := unstructured.SetNestedField(old.Object, "Steady", "status", "phase"); err != nil {
+				return 0, nil, err
+			}
+		case "update":
+			labels := cur.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels["flipflop.dev/bench"] = "changed"
+			cur.SetLabels(labels)
+		default:
+			return 0, nil, fmt.Errorf("-form %q: want audit, status or update", form)
+		}
+		newRaw, err := cur.MarshalJSON()
+		if err != nil {
+			return 0, nil, err
+		}
+		oldRaw, err := old.MarshalJSON()
+		if err != nil {
+			return 0, nil, err
+		}
+		gvk := o.GroupVersionKind()
+		obj = &target.AugmentedReview{
+			AdmissionRequest: &admissionv1.AdmissionRequest{
+				UID:       "bench",
+				Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+				Name:      o.GetName(),
+				Namespace: o.GetNamespace(),
+				Operation: admissionv1.Update,
+				Object:    k8sruntime.RawExtension{Raw: newRaw},
+				OldObject: k8sruntime.RawExtension{Raw: oldRaw},
+			},
+			Source:      mutationtypes.SourceTypeOriginal,
+			IsAdmission: true,
+		}
+	}
 	start := time.Now()
-	resp, err := c.Review(ctx, au, reviews.EnforcementPoint(util.GatorEnforcementPoint))
+	resp, err := c.Review(ctx, obj, reviews.EnforcementPoint(util.GatorEnforcementPoint))
 	d := time.Since(start)
 	if err != nil {
 		return d, nil, err
