@@ -26,6 +26,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -706,32 +707,47 @@ func runGoBench(c config, rep *report) {
 // ---- row 6: Gatekeeper ----------------------------------------------------------
 
 // gkConfig is one Gatekeeper measurement: which constraints review a Stage of
-// which estate.
+// which estate, and how (the bench's -form).
 type gkConfig struct {
 	name                   string
 	templates, constraints []string
-	monorepo               bool // the monorepo shape instead of the benchmark estate
-	violations             bool // the reviewed Stage must have a violation
+	monorepo               bool   // the monorepo shape instead of the benchmark estate
+	violations             bool   // the reviewed Stage must have a violation
+	form                   string // audit (default), status, update
 }
 
-// The configurations row 6 measures: the one constraint of earlier runs, all
-// five together (Gatekeeper reviews every matching constraint on each
-// request), and all five on the monorepo shape, where every Application is in
-// one repository (issue 21's hardest case for a review's neighbourhood).
+// The configurations row 6 measures: the one constraint of earlier runs; the
+// five rules' constraints together (Gatekeeper reviews every matching
+// constraint on each request) and the one all-rules constraint
+// (FlipflopAdmission) that replaces them, in audit form, as an admission
+// UPDATE the model reads, and on the monorepo shape, where every Application
+// is in one repository (issue 21's hardest case for a review's
+// neighbourhood); and a status write.
 func gkConfigs(c config) ([]gkConfig, error) {
 	ts, err := filepath.Glob(filepath.Join(c.gkAll, "*", "template.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	var cs []string
+	var rules, cs []string
 	for _, t := range ts {
+		if filepath.Base(filepath.Dir(t)) == "admission" {
+			continue
+		}
+		rules = append(rules, t)
 		cs = append(cs, filepath.Join(c.gkAll, "constraints", filepath.Base(filepath.Dir(t))+".yaml"))
 	}
-	all := fmt.Sprintf("%d constraints", len(ts))
+	five := fmt.Sprintf("%d rules' constraints", len(rules))
+	one := []string{filepath.Join(c.gkAll, "admission", "template.yaml")}
+	oneC := []string{filepath.Join(c.gkAll, "admission", "constraint.yaml")}
+	const all = "1 all-rules constraint"
 	return []gkConfig{
 		{name: "1 constraint (shared-branch-contradiction)", templates: []string{c.gkTemplate}, constraints: []string{c.gkConstraint}, violations: true},
-		{name: all, templates: ts, constraints: cs, violations: true},
-		{name: all + ", monorepo shape", templates: ts, constraints: cs, monorepo: true},
+		{name: five, templates: rules, constraints: cs, violations: true},
+		{name: all, templates: one, constraints: oneC, violations: true},
+		{name: all + ", UPDATE adding a label", templates: one, constraints: oneC, form: "update"},
+		{name: all + ", status write", templates: one, constraints: oneC, form: "status"},
+		{name: five + ", monorepo shape", templates: rules, constraints: cs, monorepo: true},
+		{name: all + ", monorepo shape", templates: one, constraints: oneC, monorepo: true},
 	}, nil
 }
 
@@ -782,7 +798,8 @@ func runGatekeeper(c config, rep *report, tmp string) {
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout*time.Duration(len(apps)*(runs+3)))
 		cmd := exec.CommandContext(ctx, bin, "-dir", dir, "-apps", strings.Join(apps, ","), "-runs", strconv.Itoa(runs),
 			"-timeout", c.timeout.String(), "-budget", c.budget.String(),
-			"-template", strings.Join(g.templates, ","), "-constraint", strings.Join(g.constraints, ","), "-floor", c.gkFloor)
+			"-template", strings.Join(g.templates, ","), "-constraint", strings.Join(g.constraints, ","), "-floor", c.gkFloor,
+			"-form", cmp.Or(g.form, "audit"))
 		cmd.Dir = c.root
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
@@ -1282,7 +1299,7 @@ func (r *report) smokeProblems(c config) []string {
 				case cfg.violations && g.Violations == 0:
 					ps = append(ps, fmt.Sprintf("Gatekeeper (%s) at %d Applications: no violation for Stage %s", cfg.name, apps, g.Stage))
 				case !cfg.violations && g.Violations > 0:
-					ps = append(ps, fmt.Sprintf("Gatekeeper (%s) at %d Applications: %d violations for Stage %s of a clean estate", cfg.name, apps, g.Violations, g.Stage))
+					ps = append(ps, fmt.Sprintf("Gatekeeper (%s) at %d Applications: %d violations for Stage %s, which must have none", cfg.name, apps, g.Violations, g.Stage))
 				case g.FloorCount != fmt.Sprintf("%d Applications in the inventory", apps):
 					ps = append(ps, fmt.Sprintf("Gatekeeper floor at %d Applications counted %q", apps, g.FloorCount))
 				}

@@ -178,3 +178,23 @@ test_a_replacement_naming_another_object_is_denied if {
 	d := denials(objs, f.stage("dev", "main", [f.no_pin("dev"), f.pin("web")]))
 	count(d) > 0
 }
+
+# The stage-branch fix as examples/fix-stage-branches writes it: one
+# PromotionTask renders into env/<stage> and pins the commit it pushed there,
+# and each Stage runs it instead of its own steps. The pin then comes from
+# another step (the task's), and is still the same pin of the same Stage on
+# the same Application source.
+render_task := f.promotion_task("acme", "render", [], [
+	f.clone(f.repo, [f.checkout("./out", "env/${{ ctx.stage }}")]),
+	{"uses": "git-commit", "as": "commit", "config": {"path": "./out", "message": "m"}},
+	{"uses": "git-push", "as": "push", "config": {"path": "./out"}},
+	f.update([{"name": "${{ ctx.stage }}", "sources": [{"repoURL": f.repo, "desiredRevision": "${{ task.outputs.push.commit }}"}]}]),
+])
+
+test_stage_branches_through_a_task_are_admitted_in_every_order if {
+	dev_task_stage := f.stage_steps("dev", [{"task": {"name": "render"}}])
+	qa_task_stage := f.stage_steps("qa", [{"task": {"name": "render"}}])
+	every changes in orders([dev_task_stage, dev_branch_app, qa_task_stage, qa_branch_app]) {
+		denied_steps(seed, array.concat([render_task], changes)) == {}
+	}
+}
