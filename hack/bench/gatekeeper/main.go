@@ -68,7 +68,7 @@ func main() {
 	dir := flag.String("dir", "", "estate directory (YAML files, read in sorted order)")
 	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate files, comma-separated")
 	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint files, comma-separated (reviewed together)")
-	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file")
+	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file (none: no floor)")
 	apps := flag.String("apps", "2000,10000", "inventory sizes, in Applications")
 	runs := flag.Int("runs", 5, "timed reviews per inventory size (after one warm-up review)")
 	timeout := flag.Duration("timeout", 3*time.Minute, "stop the runs of a size after a review slower than this")
@@ -128,9 +128,13 @@ func run(dir, templ, constraint, floor, appsFlag string, runs int, timeout, budg
 	if err != nil {
 		return err
 	}
-	floorPolicy, err := readFiles(floor)
-	if err != nil {
-		return err
+	// -floor none measures the review alone (no second client holding the
+	// inventory: what a Gatekeeper pod holds, for its peak memory).
+	var floorPolicy []*unstructured.Unstructured
+	if floor != "none" {
+		if floorPolicy, err = readFiles(floor); err != nil {
+			return err
+		}
 	}
 	enc := json.NewEncoder(os.Stdout)
 	for _, n := range sizes {
@@ -322,9 +326,11 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 		return nil, err
 	}
 	res.AddDataMS = ms(addData)
-	floorClient, _, err := newClient(ctx, floorPolicy, inv)
-	if err != nil {
-		return nil, err
+	var floorClient *constraintclient.Client
+	if floorPolicy != nil {
+		if floorClient, _, err = newClient(ctx, floorPolicy, inv); err != nil {
+			return nil, err
+		}
 	}
 
 	// The reviewed Stage: the first of the inventory the template reports
@@ -355,8 +361,10 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 		return nil, errors.New("no Stage in the inventory")
 	}
 	res.Stage = stage.GetNamespace() + "/" + stage.GetName()
-	if _, _, err := review(ctx, floorClient, stage); err != nil {
-		return nil, err
+	if floorClient != nil {
+		if _, _, err := review(ctx, floorClient, stage); err != nil {
+			return nil, err
+		}
 	}
 
 	for i := 0; i < runs; i++ {
@@ -365,18 +373,23 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 		if err != nil {
 			return nil, err
 		}
-		runtime.GC()
-		f, floorMsgs, err := review(ctx, floorClient, stage)
-		if err != nil {
-			return nil, err
+		var f time.Duration
+		var floorMsgs []string
+		if floorClient != nil {
+			runtime.GC()
+			if f, floorMsgs, err = review(ctx, floorClient, stage); err != nil {
+				return nil, err
+			}
 		}
 		res.Violations = len(msgs)
 		if len(floorMsgs) == 1 {
 			res.FloorCount = floorMsgs[0]
 		}
 		res.ReviewMS = append(res.ReviewMS, ms(d))
-		res.FloorMS = append(res.FloorMS, ms(f))
-		res.Ratios = append(res.Ratios, ms(d)/ms(f))
+		if floorClient != nil {
+			res.FloorMS = append(res.FloorMS, ms(f))
+			res.Ratios = append(res.Ratios, ms(d)/ms(f))
+		}
 		if d > timeout {
 			res.TimedOut = true
 			break
