@@ -47,14 +47,20 @@ template_violations := violations_of("shared-branch-contradiction")
 
 # violations_of is what the template of the rule id reports, as the generated
 # entry module computes it (internal/export): every admission rule on the
-# adapter's docs, the candidates of rule id, and every admission rule on the
-# baseline when the review is judged. (It reads the input and data.inventory
-# a test gives with `with`, as the template does.)
+# adapter's docs (template_after), the candidates of rule id, and every
+# admission rule on the baseline when the review is judged. (It reads the
+# input and data.inventory a test gives with `with`, as the template does.)
 # regal ignore:external-reference
-violations_of(id) := gatekeeper.violations(candidates, after, template_baseline) if {
-	# regal ignore:with-outside-test-context,external-reference
-	after := estate with input as gatekeeper.docs
-	candidates := gatekeeper.candidates({x | some x in after.findings; x.rule == id})
+violations_of(id) := gatekeeper.violations(candidates, template_after, template_baseline) if {
+	candidates := gatekeeper.candidates({x | some x in template_after.findings; x.rule == id})
+}
+
+# template_after is every admission rule on the estate after the change: a
+# rule, so that the templates of one review share it, as they share nothing
+# in Gatekeeper (each evaluates it), to keep the replays fast.
+template_after := a if {
+	# regal ignore:with-outside-test-context
+	a := estate with input as gatekeeper.docs
 }
 
 # every_violation is what all the templates report together.
@@ -372,10 +378,8 @@ test_default_branch_spellings_are_one_pointer if {
 # all_rules_violations is what the all-rules template (FlipflopAdmission)
 # reports, as its generated entry module computes it: the findings of the
 # rules the constraint selects, each message led by its rule id.
-all_rules_violations := gatekeeper.labelled(gatekeeper.violations(candidates, after, template_baseline)) if {
-	# regal ignore:with-outside-test-context
-	after := estate with input as gatekeeper.docs
-	candidates := gatekeeper.candidates({x | some x in after.findings; gatekeeper.selected(x.rule)})
+all_rules_violations := gatekeeper.labelled(gatekeeper.violations(candidates, template_after, template_baseline)) if {
+	candidates := gatekeeper.candidates({x | some x in template_after.findings; gatekeeper.selected(x.rule)})
 }
 
 with_rules(rules) := {"review": {"object": dev_stage}, "parameters": {"rules": rules}}

@@ -67,14 +67,19 @@ denied_steps(objs, changes) := {i: d |
 	count(d) > 0
 }
 
-# orders are the orders of four changes.
-orders(xs) := [[xs[a], xs[b], xs[c], xs[d]] |
-	some a in numbers.range(0, 3)
-	some b in numbers.range(0, 3)
-	some c in numbers.range(0, 3)
-	some d in numbers.range(0, 3)
-	count({a, b, c, d}) == 4
-]
+# denied_in_some_order are the steps denied in any order of changes (each a
+# write of a different object) written into objs: [the changes written before,
+# as a bit mask, the index of the denied change]. The estate before a step
+# depends on which changes came before it, not on their order, so the 2^n
+# subsets and the changes not in each cover every step of every order (32
+# reviews for four changes, against 96 for their 24 orders replayed one by one).
+denied_in_some_order(objs, changes) := {[mask, i] |
+	some mask in numbers.range(0, bits.lsh(1, count(changes)) - 1)
+	before := [c | some j, c in changes; bits.and(mask, bits.lsh(1, j)) != 0]
+	some i, c in changes
+	bits.and(mask, bits.lsh(1, i)) == 0
+	count(denials(state(objs, before), c)) > 0
+}
 
 # The ways out (README, "Ways out"), each a list of changes.
 dev_unpinned := f.stage("dev", "main", [f.no_pin("dev")])
@@ -124,9 +129,7 @@ test_update_target_revision_is_admitted_in_either_order if {
 # Four changes (each Stage, each Application), in all 24 orders: whichever end
 # of a pin moves first, the pin is unreachable until the other follows.
 test_stage_branches_are_admitted_in_every_order if {
-	every changes in orders([dev_branch_stage, dev_branch_app, qa_branch_stage, qa_branch_app]) {
-		denied_steps(seed, changes) == {}
-	}
+	denied_in_some_order(seed, [dev_branch_stage, dev_branch_app, qa_branch_stage, qa_branch_app]) == set()
 }
 
 test_auto_sync_off_is_admitted if {
@@ -192,9 +195,9 @@ render_task := f.promotion_task("acme", "render", [], [
 ])
 
 test_stage_branches_through_a_task_are_admitted_in_every_order if {
+	denied_steps(seed, [render_task]) == {}
 	dev_task_stage := f.stage_steps("dev", [{"task": {"name": "render"}}])
 	qa_task_stage := f.stage_steps("qa", [{"task": {"name": "render"}}])
-	every changes in orders([dev_task_stage, dev_branch_app, qa_task_stage, qa_branch_app]) {
-		denied_steps(seed, array.concat([render_task], changes)) == {}
-	}
+	with_task := state(seed, [render_task])
+	denied_in_some_order(with_task, [dev_task_stage, dev_branch_app, qa_task_stage, qa_branch_app]) == set()
 }
