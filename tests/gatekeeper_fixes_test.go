@@ -3,10 +3,11 @@ package tests
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,16 +69,16 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	} {
 		changes := changedObjects(seed, loadEstate(t, "../examples/"+way.fix))
 		if len(changes) != len(way.orders[0]) {
-			t.Fatalf("%s changes %v, the orders name %v", way.fix, keysOf(changes), way.orders[0])
+			t.Fatalf("%s changes %v, the orders name %v", way.fix, slices.Sorted(maps.Keys(changes)), way.orders[0])
 		}
 		for i, order := range way.orders {
 			state := seed
 			for j, name := range order {
 				obj, ok := changes[name]
 				if !ok {
-					t.Fatalf("%s: %s is not one of its changes %v", way.fix, name, keysOf(changes))
+					t.Fatalf("%s: %s is not one of its changes %v", way.fix, name, slices.Sorted(maps.Keys(changes)))
 				}
-				s.add(fmt.Sprintf("%s-order%d-step%d-%s", way.fix, i+1, j+1, strings.ReplaceAll(strings.ToLower(name), "/", "-")), state, obj, nil)
+				s.add(t, fmt.Sprintf("%s-order%d-step%d-%s", way.fix, i+1, j+1, strings.ReplaceAll(strings.ToLower(name), "/", "-")), state, obj, nil)
 				state = written(state, obj)
 			}
 			if !reflect.DeepEqual(state, written(seed, valuesOf(changes)...)) {
@@ -90,11 +91,11 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	// halfway out (dev on its branch), dev writing main again is a foreign
 	// writer next to qa's pin.
 	qa := seed["Stage/qa"]
-	s.add("create-qa-into-dev-is-denied", without(seed, "Stage/qa"), qa, map[string]int{"shared-branch-contradiction": 1})
+	s.add(t, "create-qa-into-dev-is-denied", without(seed, "Stage/qa"), qa, map[string]int{"shared-branch-contradiction": 1})
 	fix := loadEstate(t, "../examples/fix-stage-branches")
 	halfway := written(seed, fix["PromotionTask/render"], fix["Stage/dev"], fix["Application/dev"])
 	unpinned := loadEstate(t, "../examples/fix-no-desired-revision")["Stage/dev"]
-	s.add("dev-writing-main-again-halfway-is-denied", halfway, unpinned, map[string]int{"foreign-branch-writer": 1})
+	s.add(t, "dev-writing-main-again-halfway-is-denied", halfway, unpinned, map[string]int{"foreign-branch-writer": 1})
 
 	// One suite per template, run side by side: gator compiles a template
 	// for each case, which is most of its time.
@@ -149,7 +150,8 @@ type replayCase struct {
 
 // add writes the review of obj written into state (UPDATE when state holds
 // it, else CREATE) and state as the inventory.
-func (s *replaySuite) add(name string, state map[string]map[string]any, obj map[string]any, want map[string]int) {
+func (s *replaySuite) add(t *testing.T, name string, state map[string]map[string]any, obj map[string]any, want map[string]int) {
+	t.Helper()
 	key := keyOf(obj)
 	meta, _ := obj["metadata"].(map[string]any)
 	group, version, _ := strings.Cut(fmt.Sprint(obj["apiVersion"]), "/")
@@ -171,19 +173,19 @@ func (s *replaySuite) add(name string, state map[string]map[string]any, obj map[
 	}
 	review, err := yaml.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	var inv [][]byte
-	for _, k := range sortedKeys(state) {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
 		b, err := yaml.Marshal(state[k])
 		if err != nil {
-			panic(err)
+			t.Fatal(err)
 		}
 		inv = append(inv, b)
 	}
 	c := replayCase{name: name, object: name + "-review.yaml", inventory: name + "-inventory.yaml", want: want}
-	os.WriteFile(filepath.Join(s.dir, c.object), review, 0o644)
-	os.WriteFile(filepath.Join(s.dir, c.inventory), bytes.Join(inv, []byte("---\n")), 0o644)
+	writeFile(t, filepath.Join(s.dir, c.object), review)
+	writeFile(t, filepath.Join(s.dir, c.inventory), bytes.Join(inv, []byte("---\n")))
 	s.cases = append(s.cases, c)
 }
 
@@ -250,26 +252,15 @@ func without(state map[string]map[string]any, key string) map[string]map[string]
 
 func valuesOf(m map[string]map[string]any) []map[string]any {
 	var out []map[string]any
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, m[k])
 	}
 	return out
 }
-
-func keysOf(m map[string]map[string]any) []string { return sortedKeys(m) }
 
 func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func sortedKeys(m map[string]map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -442,6 +442,11 @@ func suiteFor(ctx context.Context, ev *evaluator.Evaluator, r evaluator.Rule, ad
 					inv = append(inv, b)
 				}
 			}
+			// What the all-rules template reports about the same object.
+			var wantAll any = "no"
+			if n := involved(report, objs[reviewed], ids); n > 0 {
+				wantAll = n
+			}
 			samples[base+"example_inventory.yaml"] = joinDocs(inv)
 			samples[base+"example_inventory_with_reviewed.yaml"] = joinDocs(append(inv, obj))
 			for _, variant := range []struct{ suffix, inventory string }{
@@ -454,10 +459,6 @@ func suiteFor(ctx context.Context, ev *evaluator.Evaluator, r evaluator.Rule, ad
 					"inventory":  []string{variant.inventory},
 					"assertions": []map[string]any{{"violations": want}},
 				})
-				var wantAll any = "no"
-				if n := involved(report, objs[reviewed], ids); n > 0 {
-					wantAll = n
-				}
 				all = append(all, map[string]any{
 					"name":       r.ID + "-" + kind + "-" + e.Name() + variant.suffix,
 					"object":     "../" + r.ID + "/" + base + name,

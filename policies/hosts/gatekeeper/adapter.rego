@@ -453,7 +453,7 @@ persists(b, after) if {
 # estate_facts are what a template judges a change by, on one estate (the
 # template evaluates it with input as docs or baseline_docs): the findings of
 # every admission rule (reports, waivers applied) and the model's pins by
-# Stage, Application and source ("stage|app|index"), with what each expects
+# Stage, Application and source (model.source_key), with what each expects
 # (desired_class) and its ends: the pointer the source tracks and the
 # pointers the Stage writes.
 estate_facts(findings) := {"findings": findings, "pins": pin_facts}
@@ -473,7 +473,7 @@ pins_by_key := {k: group |
 	group := [x.pin | some x in keyed_pins; x.key == k]
 }
 
-keyed_pins := [{"key": sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]), "pin": p} | some p in model.pins]
+keyed_pins := [{"key": model.source_key(p), "pin": p} | some p in model.pins]
 
 resource_ids(f) := {[r.kind, r.namespace, r.name, object.get(r, "generatedBy", "")] | some r in f.resources}
 

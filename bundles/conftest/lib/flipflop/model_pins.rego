@@ -76,6 +76,13 @@ never_met(p) := sprintf(
 	step.uses in {"git-commit", "git-push", "github-push"}
 }
 
+# source_key names what a pin is about, whatever step makes it: its Stage, its
+# Application and the source it pins ("acme/dev|argocd/dev|0"), the key of an
+# unreachable-desired-revision finding. Gatekeeper's admission judge knows a
+# pin by it before and after a change, when the pin moves from a Stage's own
+# steps into a PromotionTask.
+source_key(p) := sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index])
+
 # pull_request_stages are the Stages some of whose writes go through a pull request.
 pull_request_stages contains w.stage.key if {
 	some w in writers

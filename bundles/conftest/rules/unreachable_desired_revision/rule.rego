@@ -75,7 +75,7 @@ report contains finding if {
 			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.legacy_note([p]),
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
-		sprintf("%s|%s|%d", [p.stage.key, p.app.key, p.source.index]),
+		model.source_key(p),
 		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
 		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 	)
