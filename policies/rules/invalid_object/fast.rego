@@ -48,20 +48,83 @@ first_pass(t) := {
 #     under; an object or array entry ends in a key no object has, so that
 #     the filter keeps the container (or whatever stands there) but none of
 #     its contents;
-#   allowed: the [path, type] pairs the filtered object may hold: each entry
-#     with its type or null, and each path above an entry as an object.
-# Every node of the filtered object is then one pair; any other pair (a wrong
-# type, or a value under a field that should have none) makes a suspect.
+#   pattern: a regular expression the filtered object, marshalled, matches
+#     exactly when each of its nodes is allowed: each entry with its type or
+#     null, each path above an entry as an object; list: the same for a JSON
+#     array of such objects (the elements of a container, each filtered).
+# json.marshal sorts keys as the pattern lists them, so reading an object is
+# one filter, one marshal and one match, however many fields it has; a wrong
+# type, or a value under a field that should have none, does not match and
+# makes a suspect.
 flat_check(entries) := {
 	"filter": [leaf_filter(p, want) |
 		some [p, want] in entries
 		not has_below(entries, p)
 	],
-	"allowed": ({[p, t] | some [p, want] in entries; some t in [want, "null"]} | {[array.slice(p, 0, i), "object"] |
-		some [p, _] in entries
-		some i in numbers.range(0, count(p) - 1)
-	}),
+	"pattern": concat("", ["^", body, "$"]),
+	"list": concat("", ["^\\[(?:", body, ",?)*\\]$"]),
+} if {
+	body := object_pattern(entries)
 }
+
+# object_pattern is the pattern of an object holding the entries: each node
+# below the root (every entry and every path above one) is an optional
+# `"key":value` in key order, its value the node's children in braces, or the
+# entry's type, or null. Rego has no recursion, so the nodes are written in
+# order (sort puts a path before the paths below it, and keys in the order
+# json.marshal writes them) and each node is closed after its last descendant.
+object_pattern(entries) := concat("", array.concat(
+	["\\{"],
+	array.concat(
+		[part |
+			some i, p in nodes
+			next := next_depth(nodes, i)
+			some part in array.concat([open_node(p, wants, nodes)], [close_node(array.slice(p, 0, n), wants, nodes) |
+				count(p) >= next
+				some n in numbers.range(count(p), next)
+			])
+		],
+		["\\}"],
+	),
+)) if {
+	wants := {p: want | some [p, want] in entries}
+	nodes := sort({array.slice(p, 0, n) | some [p, _] in entries; some n in numbers.range(1, count(p))})
+}
+
+# next_depth is the depth of the node after nodes[i] (1 after the last): the
+# nodes from nodes[i] up to that depth close before it.
+next_depth(nodes, i) := count(nodes[i + 1]) if i + 1 < count(nodes)
+
+else := 1
+
+open_node(p, wants, nodes) := sprintf(`(?:"%s":(?:\{`, [regex_quote(p[count(p) - 1])]) if {
+	parent(p, nodes)
+} else := sprintf(`(?:"%s":(?:%s|null`, [regex_quote(p[count(p) - 1]), leaf_pattern[wants[p]]])
+
+close_node(p, wants, nodes) := concat("", [`\}`, null_pattern(p, wants), "),?)?"]) if {
+	parent(p, nodes)
+} else := "),?)?"
+
+null_pattern(p, wants) := "|null" if wants[p]
+
+else := ""
+
+parent(p, nodes) if {
+	some q in nodes
+	count(q) == count(p) + 1
+	array.slice(q, 0, count(p)) == p
+}
+
+# leaf_pattern is how json.marshal writes a value of each type, as the filter
+# leaves it (a container with none of its contents).
+leaf_pattern := {
+	"string": `"(?:[^"\\]|\\.)*"`,
+	"boolean": "(?:true|false)",
+	"object": `\{\}`,
+	"array": `\[\]`,
+}
+
+regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 
 has_below(entries, p) if {
 	some [q, _] in entries
@@ -93,7 +156,7 @@ element_check(entries) := flat_check(entries) if count(entries) > 0
 else := null
 
 clean(obj, t) if {
-	count({[p, type_name(v)] | walk(json.filter(obj, t.flat.filter), [p, v])} - t.flat.allowed) == 0
+	regex.match(t.flat.pattern, json.marshal(json.filter(obj, t.flat.filter)))
 	every n in t.d1 {
 		elems_clean(elements(obj, n.chain[0]), n)
 	}
@@ -131,7 +194,7 @@ fields_typed(_, null)
 
 fields_typed(es, check) if {
 	check != null
-	count({[p, type_name(v)] | some e in es; walk(json.filter(e, check.filter), [p, v])} - check.allowed) == 0
+	regex.match(check.list, json.marshal([json.filter(e, check.filter) | some e in es]))
 }
 
 # elements_are: every element has the type want (null included: an element
