@@ -34,7 +34,13 @@ import (
 //   - 679.8, lowered to 700: invalid-object's first pass matches each
 //     filtered object, marshalled, against one regular expression built from
 //     its table, instead of walking its nodes (fast.rego; 186 -> 164).
-const EvaluationBudget = 700
+//   - 705.0, raised to 720: argocd-update read as Kargo v1.11.2 reads it
+//     (issue 22 item 9): each source's first exactly matching sources[] entry
+//     decides its pin, updateTargetRevision rewrites are followed (and their
+//     ApplicationSet reverts), and the authorized-stage annotation is parsed
+//     entry by entry with Kargo's errors (+25 per object: 19 of it the parse,
+//     which every targeted Application pays).
+const EvaluationBudget = 720
 
 // Evaluations evaluates every rule over objs, as Evaluate does, with OPA's
 // profiler and returns the number of expression evaluations: an exact count,
