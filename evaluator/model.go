@@ -128,7 +128,12 @@ type ModelApplication struct {
 	SpecPath string   `json:"specPath"`
 	// SourcesField is source, sources or sourceHydrator: where the tracked
 	// sources are read from ("" for none).
-	SourcesField         string        `json:"sourcesField"`
+	SourcesField string `json:"sourcesField"`
+	// RevertsSpec says the ApplicationSet that generates the Application
+	// writes its template back over a change to its spec (policy sync or
+	// create-update, no ignoreApplicationDifferences): a targetRevision Kargo
+	// rewrites does not last.
+	RevertsSpec          bool          `json:"revertsSpec"`
 	DestinationNamespace string        `json:"destinationNamespace"`
 	Sources              []ModelSource `json:"sources"`
 	// Generator is set for a generated Application.

@@ -83,6 +83,9 @@ func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []e
 	if twice := appsPinnedTwice(pins); len(twice) > 0 {
 		return fmt.Errorf("the Stages would move one Application back and forth between their commits (%s); give each Stage its own Application, or drop desiredRevision", strings.Join(twice, ", "))
 	}
+	if err := pl.reverted(pins); err != nil {
+		return err
+	}
 	for _, p := range pins {
 		if p.DesiredClass == "literal" && !shaRE.MatchString(p.DesiredRevision) {
 			return fmt.Errorf("desiredRevision %q is a ref, not a commit: the Application would track %q and Argo CD would still report a commit SHA", p.DesiredRevision, p.DesiredRevision)
@@ -106,6 +109,43 @@ func (pl *planner) updateTargetRevision(o *Option, f evaluator.Finding, pins []e
 	o.Notes = append(o.Notes, pl.sharedTaskNotes(locs, pins)...)
 	o.Notes = append(o.Notes, pl.revertWarnings(pins)...)
 	return nil
+}
+
+// reverted refuses the way when an ApplicationSet generates a pinned
+// Application and writes its template back over the change (the model's
+// RevertsSpec): the rewrite would not last, and the contradiction would stay.
+func (pl *planner) reverted(pins []evaluator.Pin) error {
+	var appsets []string
+	apps := map[string][]string{}
+	fields := map[string][]string{}
+	where := map[string]evaluator.Resource{}
+	for _, p := range pins {
+		ma, ms := pl.source(p)
+		if ma == nil || !ma.RevertsSpec {
+			continue
+		}
+		as := p.ApplicationRef.GeneratedBy
+		if _, ok := apps[as]; !ok {
+			appsets = append(appsets, as)
+			where[as] = p.ApplicationRef
+		}
+		if !slices.Contains(apps[as], p.Application) {
+			apps[as] = append(apps[as], p.Application)
+		}
+		field := strings.TrimPrefix(ms.Path, strings.TrimSuffix(ma.SpecPath, "/spec")) + "/targetRevision"
+		if !slices.Contains(fields[as], field) {
+			fields[as] = append(fields[as], field)
+		}
+	}
+	if len(appsets) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, as := range appsets {
+		msgs = append(msgs, fmt.Sprintf("%s (%s:%d) generates %s and writes its template back over their targetRevision at its next reconcile (policy sync, Argo CD's default); have it keep the field first (spec.ignoreApplicationDifferences: [{jsonPointers: [%s]}]; Argo CD v3.5.0 broke that, argoproj/argo-cd#29066)",
+			as, where[as].File, where[as].Line, names(apps[as]), strings.Join(fields[as], ", ")))
+	}
+	return fmt.Errorf("updateTargetRevision would not last: %s", strings.Join(msgs, "; "))
 }
 
 // sharedTaskNotes says when a change to a PromotionTask also reaches Stages
@@ -136,10 +176,6 @@ func (pl *planner) sharedTaskNotes(locs []*pinLoc, pins []evaluator.Pin) []strin
 // targetRevision and undo updateTargetRevision.
 func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 	var out []string
-	byAppSet := map[string][]string{}
-	var appsets []string
-	refs := map[string]evaluator.Resource{}
-	fields := map[string]bool{}
 	seen := map[string]bool{}
 	var plain []string // Applications read from files nothing is known to re-apply
 	plainFields := map[string]bool{}
@@ -157,12 +193,8 @@ func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 		// ApplicationSet re-applies the rendered Application, not its template).
 		field := strings.TrimPrefix(ms.Path, strings.TrimSuffix(ma.SpecPath, "/spec")) + "/targetRevision"
 		if ref.GeneratedBy != "" {
-			if _, ok := byAppSet[ref.GeneratedBy]; !ok {
-				appsets = append(appsets, ref.GeneratedBy)
-			}
-			byAppSet[ref.GeneratedBy] = append(byAppSet[ref.GeneratedBy], p.Application)
-			refs[ref.GeneratedBy] = ref
-			fields[ref.GeneratedBy+"|"+field] = true
+			// The model says whether its ApplicationSet writes the change
+			// back (reverted refuses the way then); otherwise it lasts.
 			continue
 		}
 		if len(ma.SyncedBy) > 0 {
@@ -185,21 +217,6 @@ func (pl *planner) revertWarnings(pins []evaluator.Pin) []string {
 		out = append(out, fmt.Sprintf(
 			"Whatever re-applies these Applications' manifests (a parent app with auto-sync, a CI job) resets targetRevision and undoes updateTargetRevision unless it ignores %s: %s.",
 			strings.Join(fs, " and "), strings.Join(plain, ", ")))
-	}
-	for _, as := range appsets {
-		ref := refs[as]
-		var ptrs []string
-		for k := range fields {
-			if f, ok := strings.CutPrefix(k, as+"|"); ok {
-				ptrs = append(ptrs, f)
-			}
-		}
-		slices.Sort(ptrs)
-		out = append(out, fmt.Sprintf(
-			"WARNING: %s (%s:%d) generates %s and re-applies their targetRevision at its next reconcile, which undoes updateTargetRevision, unless it ignores that field:\n"+
-				"  spec:\n    ignoreApplicationDifferences:\n    - jsonPointers:\n      - %s\n"+
-				"(Argo CD v3.5.0 broke ignoreApplicationDifferences, argoproj/argo-cd#29066: check your version.)",
-			as, ref.File, ref.Line, names(byAppSet[as]), strings.Join(ptrs, "\n      - ")))
 	}
 	return out
 }

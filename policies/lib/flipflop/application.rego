@@ -32,7 +32,9 @@ record(obj, ref, namespace, appset) := {
 	"annotations": objects.object_at(obj, ["metadata", "annotations"]),
 	"metadata_known": true,
 	"auto_sync": auto_sync(obj),
-	"sources": sources(tracked),
+	"sources": tracked_sources,
+	"kargo_sources": kargo_sources(obj, tracked, tracked_sources),
+	"reverts_spec": false,
 	"spec_source": tracked.field == "source",
 	"ref": ref,
 	"appset": appset,
@@ -41,6 +43,7 @@ record(obj, ref, namespace, appset) := {
 } if {
 	name := objects.string_at(obj, ["metadata", "name"])
 	tracked := tracked_field(obj)
+	tracked_sources := sources(tracked)
 }
 
 # tracked_field names the field the tracked sources are read from, with its
@@ -51,6 +54,23 @@ tracked_field(obj) := {"field": "sourceHydrator", "value": h} if {
 	h := objects.object_at(obj, ["spec", "sourceHydrator"])
 	count(h) > 0
 } else := {"field": "sources", "value": ss} if {
+	ss := objects.array_at(obj, ["spec", "sources"])
+	count(ss) > 0
+} else := {"field": "source", "value": s} if {
+	s := objects.object_at(obj, ["spec", "source"])
+	count(s) > 0
+} else := {"field": "", "value": null}
+
+# kargo_sources are the sources Kargo's argocd-update reads (the revision it
+# checks, the update it applies): a non-empty spec.sources, else spec.source
+# (argocd_revisions.go, getDesiredRevisions). Kargo's Application type has no
+# sourceHydrator, so an Application that only uses one has none; with Argo
+# CD's own sources read above, they are the same list.
+kargo_sources(obj, tracked, tracked_sources) := tracked_sources if {
+	tracked.field != "sourceHydrator"
+} else := sources(kargo_field(obj))
+
+kargo_field(obj) := {"field": "sources", "value": ss} if {
 	ss := objects.array_at(obj, ["spec", "sources"])
 	count(ss) > 0
 } else := {"field": "source", "value": s} if {

@@ -138,16 +138,52 @@ pattern_candidates(name, scope) := {i |
 }
 
 # auth_stages returns the set of "project:stage" entries an Application's
-# kargo.akuity.io/authorized-stage annotation lists.
-auth_stages(app) := {trim_space(e) |
+# kargo.akuity.io/authorized-stage annotation authorizes, read as Kargo v1.11
+# reads it (pkg/api/stage.go, AuthorizedStages): a comma-separated list, each
+# entry and the project and Stage around its first ":" trimmed, empty entries
+# skipped. One malformed or glob entry makes Kargo reject the whole value: then
+# the set is empty and auth_error says why.
+auth_stages(app) := {sprintf("%s:%s", [e.project, e.stage]) | some e in entries} if {
+	entries := auth_entries(app)
+	every e in entries {
+		entry_error(e) == ""
+	}
+} else := set()
+
+auth_entries(app) := [auth_entry(e) |
 	v := object.get(app.annotations, "kargo.akuity.io/authorized-stage", "")
 	is_string(v)
-	some e in split(v, ",")
-	trim_space(e) != ""
-}
+	some raw in split(v, ",")
+	e := trim_space(raw)
+	e != ""
+]
 
-# authorizes reports whether an Application authorizes project:stage. Globs are
-# rejected by Kargo since v0.9 and never authorize.
+auth_entry(e) := {"entry": e, "project": trim_space(substring(e, 0, i)), "stage": trim_space(substring(e, i + 1, -1))} if {
+	i := indexof(e, ":")
+	i >= 0
+} else := {"entry": e, "project": "", "stage": ""}
+
+# auth_error is the error Kargo parses the annotation with ("" when it
+# authorizes the Stages auth_stages lists, or when there is no annotation):
+# the first bad entry's, in order, else that it lists none.
+auth_error(app) := errors[0] if {
+	errors := [entry_error(e) | some e in auth_entries(app); entry_error(e) != ""]
+	count(errors) > 0
+} else := sprintf("no authorized Stages found in %q", [v]) if {
+	v := app.annotations["kargo.akuity.io/authorized-stage"]
+	is_string(v)
+	count(auth_entries(app)) == 0
+} else := ""
+
+entry_error(e) := "" if {
+	e.project != ""
+	e.stage != ""
+	not contains(e.entry, "*")
+} else := sprintf(`invalid authorized Stage %q: expected format "<project>:<stage>"`, [e.entry]) if {
+	"" in {e.project, e.stage}
+} else := sprintf("invalid authorized Stage %q: deprecated glob expressions are no longer supported", [e.entry])
+
+# authorizes reports whether an Application authorizes project:stage.
 authorizes(app, project, stage) if sprintf("%s:%s", [project, stage]) in auth_stages(app)
 
 # selector_matches evaluates a Kubernetes label selector against labels.

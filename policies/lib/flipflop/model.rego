@@ -119,6 +119,7 @@ update(s, step, i, entry) := {
 	"name": name,
 	"selector": has_selector(entry),
 	"targets": targets(s, step.env, entry, name, ns),
+	"sources": update_sources(step, entry),
 } if {
 	ns := stages.value(step, object.get(entry, "namespace", config.argocd_namespace))
 	name := stages.value(step, object.get(entry, "name", ""))
@@ -137,6 +138,8 @@ targets(s, env, entry, name, ns) := [] if {
 	some a in apps.matching_patterns(name, [ns])
 ] if {
 	not has_selector(entry)
+} else := [] if {
+	empty_selector(entry.selector)
 } else := [target(a, s, "selector") |
 	some a in apps.selected(selector(env, entry.selector), ns)
 ]
@@ -166,6 +169,14 @@ selector(env, sel) := {
 		some e in objects.array_at(sel, ["matchExpressions"])
 		is_object(e)
 	],
+}
+
+# empty_selector: a selector with no criterion, which Kargo rejects (its step
+# schema requires one; argocd_common.go: "selector must have at least one
+# match criterion"): it selects nothing.
+empty_selector(sel) if {
+	count(objects.object_at(sel, ["matchLabels"])) == 0
+	count(objects.array_at(sel, ["matchExpressions"])) == 0
 }
 
 has_selector(entry) if {
@@ -203,15 +214,8 @@ authorized(a, s) := "unknown" if {
 # ---------------------------------------------------------------------------
 # Pins
 
-# pin_entry reports whether an argocd-update sources[] entry asks Kargo to check
-# a revision: desiredRevision (or the legacy desiredCommitFromStep) is set and
-# updateTargetRevision is not true.
-pin_entry(e) if {
-	is_object(e)
-	desired(e) != ""
-	object.get(e, "updateTargetRevision", false) != true
-}
-
+# desired reads an entry's desired revision: desiredRevision, or the legacy
+# desiredCommitFromStep ("" for neither).
 desired(e) := e.desiredRevision if {
 	is_string(e.desiredRevision)
 	e.desiredRevision != ""
@@ -232,64 +236,11 @@ desired_class(d) := "literal" if {
 } else := "expression"
 
 # pins lists every (Stage, Application source) a Stage pins: argocd-update
-# steps, and the revision checks of legacy argoCDAppUpdates.
-pins := array.concat(step_pins, legacy_pins)
-
-# step_pins: argocd-update's pins. Kargo picks the desired revision for a source
-# by exact string equality of repoURL and chart, so that is what is matched here;
-# selector matches that do not authorize the Stage are skipped, as Kargo skips them.
-step_pins := [p |
-	some u in updates
-	some t in u.targets
-	pinnable(u, t)
-	some j, e in objects.array_at(u.entry, ["sources"])
-	pin_entry(e)
-	url := stages.value(u.step, object.get(e, "repoURL", ""))
-	chart := object.get(e, "chart", "")
-	some src in t.app.sources
-	src.repo_url == url
-	src.chart == chart
-	d := stages.value(u.step, desired(e))
-	entry_path := sprintf("%s/sources/%d", [u.entry_path, j])
-	p := {
-		"id": concat("|", [u.step.id, entry_path, t.app.key, sprintf("%d", [src.index])]),
-		"stage": u.stage,
-		"step": u.step,
-		"app": t.app,
-		"source": src,
-		"pointer": pointer(src.repo_id, src.repo_known, src.rev),
-		"desired": d,
-		"desired_class": desired_class(d),
-		"exact": t.via == "name",
-		"via": t.via,
-		"legacy_field": object.get(e, "desiredCommitFromStep", "") != "",
-		"app_entry_path": u.entry_path,
-		"entry_path": entry_path,
-		"repo_url": url,
-	}
-]
-
-# update_matches: Kargo's argocd-update applies a sources[] entry (url, chart)
-# to an Application source when, for a chart, repoURL and chart are equal, and
-# for Git, the URLs are equal in Kargo's normal form (repo.kargo_key). Its
-# revision check then looks the entry up by exact equality (step_pins).
-update_matches(src, url, chart) if {
-	chart != ""
-	src.chart == chart
-	src.repo_url == url
-}
-
-update_matches(src, url, "") if {
-	src.chart == ""
-	repo.kargo_key(src.repo_url) == repo.kargo_key(url)
-}
-
-pinnable(u, _) if not u.selector
-
-pinnable(u, t) if {
-	u.selector
-	t.authorized != false
-}
+# steps, and the revision checks of legacy argoCDAppUpdates. A pin whose
+# source the update rewrites to the revision it expects is met by the rewrite
+# and left out (held): unless it names a ref, which Argo CD reports as a SHA
+# (unreachable), or an ApplicationSet writes the source back (reverted).
+pins := array.concat([object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p)], legacy_pins)
 
 # pins_by_pointer groups the pins on known pointers that can be met by pointer
 # key (a pin that can never be met is in unreachable, not here).

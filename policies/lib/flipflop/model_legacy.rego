@@ -36,6 +36,27 @@ legacy_pins := [p |
 	}
 ]
 
+# pin_notes explains, for messages, what a group of pins rests on beyond the
+# argocd-update steps as written: Kargo <= 0.8 mechanisms, and rewrites of
+# targetRevision an ApplicationSet undoes.
+pin_notes(pins) := concat("", [legacy_note(pins), reverted_note(pins)])
+
+# reverted_note: updateTargetRevision rewrote a generated Application's
+# targetRevision, and its ApplicationSet writes the template back.
+reverted_note(pins) := sprintf(
+	concat(" ", [
+		" (%s: updateTargetRevision sets targetRevision to the pinned commit, but ApplicationSet %s writes its template back over that change",
+		"(policy sync, Argo CD's default; assumed, since the controller's --policy flag can override it), so the Application tracks the template's branch again.)",
+	]),
+	[
+		concat(", ", sort({p.app.key | some p in pins; p.reverted == true})),
+		concat(", ", sort({sprintf("%s/%s", [p.app.generator.appset.namespace, p.app.generator.appset.name]) | some p in pins; p.reverted == true})),
+	],
+) if {
+	some p in pins
+	p.reverted == true
+} else := ""
+
 # legacy_note explains, for messages, that Stages written for Kargo <= 0.8 pin
 # without desiredRevision ("" when no pin is such).
 legacy_note(pins) := sprintf(

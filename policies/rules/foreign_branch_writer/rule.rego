@@ -98,7 +98,7 @@ message(pinners, writer_keys, pins, writes, pointer) := sprintf(
 	]),
 	[
 		result.names(pinners), result.names({p.app.key | some p in pins}), pointer,
-		result.names(writer_keys), result.names(pinners), assumption(pins, writes), model.legacy_note(pins),
+		result.names(writer_keys), result.names(pinners), assumption(pins, writes), model.pin_notes(pins),
 	],
 )
 

@@ -123,7 +123,7 @@ one_stage(stage_keys, app_keys, pointer, group) := sprintf(
 	]),
 	[
 		result.names(stage_keys), concat(" and ", sort({sprintf("%q", [p.desired]) | some p in group})), result.names(app_keys), pointer,
-		auto_sync_sentence(group), assumption_sentence(group), model.legacy_note(group),
+		auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group),
 	],
 )
 
@@ -133,7 +133,7 @@ several_stages(stage_keys, app_keys, pointer, group) := sprintf(
 		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",
 		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
 	]),
-	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group), model.legacy_note(group)],
+	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group)],
 )
 
 auto_sync(group) := {p.app.key: p.app.auto_sync | some p in group}

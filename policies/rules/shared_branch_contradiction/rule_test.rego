@@ -76,6 +76,22 @@ test_update_target_revision_is_clean if {
 	count(rule.report) == 0 with input as estate
 }
 
+# An ApplicationSet writes its template back over the rewrite (Argo CD's
+# default policy, sync): both Applications track main again, and the pins
+# contradict as if updateTargetRevision were not set.
+test_update_target_revision_undone_by_an_application_set if {
+	appset := f.application_set("argocd", "envs", {
+		"generators": [{"list": {"elements": [{"stage": "dev"}, {"stage": "qa"}]}}],
+		"template": {
+			"metadata": {"name": "{{stage}}", "annotations": {"kargo.akuity.io/authorized-stage": "acme:{{stage}}"}},
+			"spec": {"source": {"repoURL": f.repo, "targetRevision": "main", "path": "env/{{stage}}"}},
+		},
+	})
+	estate := f.estate([appset, f.stage("dev", "main", [utr("dev")]), f.stage("qa", "main", [utr("qa")])])
+	some finding in rule.report with input as estate
+	contains(finding.message, "ApplicationSet argocd/envs writes its template back")
+}
+
 test_one_pinning_stage_is_not_this_rule if {
 	estate := f.estate([
 		f.app("dev", "main"), f.app("qa", "main"),

@@ -65,6 +65,7 @@ unchecked := [{"update": u, "app": t.app, "index": j, "url": url, "loose": loose
 	some u in model.updates
 	some t in u.targets
 	t.via != "pattern"
+	model.pinnable(u, t)
 	some j, e in objects.array_at(u.entry, ["sources"])
 	is_object(e)
 	model.desired(e) != ""
@@ -81,16 +82,15 @@ unchecked := [{"update": u, "app": t.app, "index": j, "url": url, "loose": loose
 # loose_sources: the Git sources of app that Kargo matches to url when it
 # applies the update (equal in its normal form) but that are written otherwise.
 loose_sources(app, url) := [s |
-	some s in app.sources
+	some s in app.kargo_sources
 	s.chart == ""
 	s.repo_known
-	not s.hydrator
 	s.repo_url != url
 	model.update_matches(s, url, "")
 ]
 
 exact_source(app, url) if {
-	some s in app.sources
+	some s in app.kargo_sources
 	s.chart == ""
 	s.repo_url == url
 }

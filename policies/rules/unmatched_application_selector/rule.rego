@@ -5,7 +5,8 @@
 #   Application among the inputs in the namespace it looks in carries those labels.
 #   Unless matching Applications are defined elsewhere, the promotion fails with
 #   `no Argo CD Applications found matching selector in namespace "<ns>"`. When
-#   Applications that match live in another namespace, the finding names them.
+#   Applications that match live in another namespace, the finding names them. A
+#   selector with no criterion at all is rejected before anything is listed.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
 #     description: Kargo reference, the argocd-update step (apps[].selector, apps[].namespace)
@@ -25,6 +26,9 @@
 #
 #     A label typo, a label the ApplicationSet template never renders, or a missing
 #     `apps[].namespace` for Applications outside Argo CD's namespace all end this way.
+#     A selector with neither `matchLabels` nor `matchExpressions` entries does not
+#     select every Application: Kargo's step schema rejects it, and so does its code
+#     (`selector must have at least one match criterion`).
 #     The selector is checked against the Applications flipflop reads: one whose
 #     labels it cannot know (an ApplicationSet generator it cannot expand) silences
 #     this warning.
@@ -45,6 +49,7 @@ report contains finding if {
 	u.selector
 	count(u.targets) == 0
 	expr.known(u.namespace)
+	not model.empty_selector(u.entry.selector)
 	sel := model.selector(u.step.env, u.entry.selector)
 	known_selector(sel)
 	not uncertain(u.namespace)
@@ -61,6 +66,30 @@ report contains finding if {
 			"selector": describe(sel),
 			"elsewhere": sort({a.key | some a in elsewhere}),
 		},
+	)
+}
+
+# A selector with no criterion: Kargo rejects the step's config (its schema
+# requires matchLabels or matchExpressions with an entry; the code, "selector
+# must have at least one match criterion"), and every promotion fails.
+report contains finding if {
+	some u in model.updates
+	u.selector
+	model.empty_selector(u.entry.selector)
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"Stage %s's argocd-update has a selector with no matchLabels and no matchExpressions:",
+				"Kargo rejects it (\"selector must have at least one match criterion\"; the step's schema requires one),",
+				"so every promotion fails instead of updating every Application in namespace %q.",
+			]),
+			[u.stage.key, u.namespace],
+		),
+		result.refs([u.stage.ref]),
+		sprintf("%s|selector|%d", [u.stage.key, u.index]),
+		result.about([], [u.stage.key], [], [], []),
+		{"stage": u.stage.key, "namespace": u.namespace, "selector": "", "elsewhere": []},
 	)
 }
 

@@ -1,6 +1,7 @@
 package lib.flipflop.rules.unmatched_application_selector_test
 
 import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.model
 import data.lib.flipflop.rules.unmatched_application_selector as rule
 
 labelled(ns, name, labels) := object.union(f.app(name, "main"), {"metadata": {"namespace": ns, "labels": labels}})
@@ -58,4 +59,16 @@ test_unknown_labels_silence if {
 		},
 	}
 	count(rule.report) == 0 with input as f.estate([appset, select({"team": "web"})])
+}
+
+# An empty selector selects nothing: Kargo rejects it before listing any
+# Application, so it pins nothing and the rule says why.
+test_empty_selector_is_rejected if {
+	web := labelled("argocd", "web", {"team": "web"})
+	stage := f.stage("web", "main", [{"selector": {"matchLabels": {}}, "sources": [f.pin_url(f.repo)]}])
+	count(model.pins) == 0 with input as f.estate([web, stage])
+	findings := rule.report with input as f.estate([web, stage])
+	count(findings) == 1
+	some finding in findings
+	contains(finding.message, "selector must have at least one match criterion")
 }

@@ -40,7 +40,8 @@ test_chart_must_match_exactly if {
 	matching := updating({"repoURL": "https://charts.example.com", "chart": "web", "desiredRevision": "1.0.0"})
 	count(rule.report) == 0 with input as f.estate([json.remove(app, ["spec/source/path"]), matching])
 	other := updating({"repoURL": "https://charts.example.com", "chart": "api", "desiredRevision": "1.0.0"})
-	count(rule.report) == 1 with input as f.estate([json.remove(app, ["spec/source/path"]), other])
+	some finding in rule.report with input as f.estate([json.remove(app, ["spec/source/path"]), other])
+	contains(finding.message, `matched update for source with repoURL https://charts.example.com and chart "api"`)
 }
 
 test_unknown_urls_are_not_judged if {
@@ -58,10 +59,30 @@ test_placeholders_are_not_judged if {
 	count(findings(f.pin_url("https://github.com/<github-username>/deploy.git"))) == 0
 }
 
-test_hydrator_applications_are_not_judged if {
+# Kargo's Application type has no sourceHydrator (argocd_revisions.go reads
+# spec.sources, else spec.source): to argocd-update, an Application that only
+# uses a source hydrator has no sources, and any sources[] entry, even one
+# naming the dry source's repository, matches none of them.
+test_hydrator_applications_have_no_sources_for_kargo if {
 	app := object.union(json.remove(f.app("web", "main"), ["spec/source"]), {"spec": {"sourceHydrator": {
 		"drySource": {"repoURL": f.repo, "targetRevision": "main", "path": "web"},
 		"syncSource": {"targetBranch": "env/web", "path": "web"},
 	}}})
-	count(rule.report) == 0 with input as f.estate([app, updating(f.pin_url("https://github.com/acme/other.git"))])
+	count(rule.report) == 1 with input as f.estate([app, updating(f.pin_url(f.repo))])
+	some finding in rule.report with input as f.estate([app, updating(f.pin_url(f.repo))])
+	contains(finding.message, "it uses a source hydrator, which Kargo's argocd-update does not read")
+	finding.details.applicationSources == []
+}
+
+# A selector's match that does not authorize the Stage is skipped by Kargo
+# before any source is compared (argocd_updater.go, getAuthorizedApplications).
+test_unauthorized_selector_matches_are_not_judged if {
+	labelled := object.union(f.app("web", "main"), {"metadata": {"labels": {"team": "web"}}})
+	other := object.union(f.app("db", "main"), {"metadata": {
+		"labels": {"team": "web"},
+		"annotations": {"kargo.akuity.io/authorized-stage": "acme:db"},
+	}})
+	stage := f.stage("web", "main", [{"selector": {"matchLabels": {"team": "web"}}, "sources": [f.pin_url(f.repo)]}])
+	other_repo := json.patch(other, [{"op": "replace", "path": "/spec/source/repoURL", "value": "https://github.com/acme/db.git"}])
+	count(rule.report) == 0 with input as f.estate([labelled, other_repo, stage])
 }

@@ -72,7 +72,7 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s", [
-			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.legacy_note([p]),
+			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.pin_notes([p]),
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		model.source_key(p),

@@ -340,6 +340,7 @@ render(spec, template, p, go, o, ns, tpath) := app if {
 		"auto_sync": sync_of(rec, patch.known),
 		"name_pattern": name_pattern(rec.name),
 		"generator_params_known": object.get(p, "unknown_params", false) == false,
+		"reverts_spec": reverts_spec(spec),
 		"generator": {
 			"appset": o.ref,
 			"template_path": tpath,
@@ -400,3 +401,13 @@ scalar(v) := sprintf("%v", [v]) if is_number(v)
 scalar(v) := sprintf("%v", [v]) if is_boolean(v)
 
 escaped(s) := substring(j, 1, count(j) - 2) if j := json.marshal(s)
+
+# reverts_spec: the ApplicationSet controller writes its template back over a
+# change to a generated Application's spec (Argo CD's default policy, sync,
+# and create-update do; create-only and create-delete never update an
+# Application). Any ignoreApplicationDifferences may keep the change, so it
+# counts as not reverting: what it keeps is not judged.
+reverts_spec(spec) if {
+	not object.get(spec, ["syncPolicy", "applicationsSync"], "sync") in {"create-only", "create-delete"}
+	count(objects.array_at(spec, ["ignoreApplicationDifferences"])) == 0
+} else := false

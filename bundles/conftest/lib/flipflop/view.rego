@@ -93,6 +93,7 @@ app(a) := {
 	"object": holder(a),
 	"specPath": spec_path(a),
 	"sourcesField": a.sources_field,
+	"revertsSpec": a.reverts_spec,
 	"destinationNamespace": a.destination_namespace,
 	"sources": [source(a, s) | some s in a.sources],
 	"generator": generator(a),

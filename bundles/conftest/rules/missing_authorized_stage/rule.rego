@@ -102,8 +102,8 @@ annotation(app) := sprintf(
 	count(near_misses(app)) > 0
 } else := "missing" if {
 	not app.annotations["kargo.akuity.io/authorized-stage"]
-} else := sprintf("%q, a glob, which Kargo rejects since v0.9", [app.annotations["kargo.akuity.io/authorized-stage"]]) if {
-	contains(app.annotations["kargo.akuity.io/authorized-stage"], "*")
+} else := sprintf("%q, which Kargo rejects as a whole: %s", [app.annotations["kargo.akuity.io/authorized-stage"], apps.auth_error(app)]) if {
+	apps.auth_error(app) != ""
 } else := sprintf("%q", [concat(", ", sort(apps.auth_stages(app)))])
 
 # selected_near_misses names, for a selector's message, the near misses of

@@ -55,7 +55,7 @@ report contains finding if {
 		rego.metadata.chain(),
 		sprintf(
 			"Stages %s all pin desiredRevision on Application %s; it can be at only one of their revisions, so at least one of them will always see it as not synced to the desired revision.%s",
-			[result.names(stages), key, model.legacy_note(pins)],
+			[result.names(stages), key, model.pin_notes(pins)],
 		),
 		result.refs(array.concat([p.stage.ref | some p in pins], [pins[0].app.ref])),
 		key,

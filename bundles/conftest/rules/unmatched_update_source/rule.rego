@@ -41,9 +41,7 @@ package lib.flipflop.rules.unmatched_update_source
 
 import data.lib.flipflop.expr
 import data.lib.flipflop.model
-import data.lib.flipflop.objects
 import data.lib.flipflop.result
-import data.lib.flipflop.stages
 
 report contains finding if {
 	some c in unmatched
@@ -60,42 +58,51 @@ report contains finding if {
 			"entryPath": entry_path,
 			"stageRepoURL": c.url,
 			"chart": c.chart,
-			"applicationSources": [describe(s) | some s in c.app.sources],
+			"applicationSources": [describe(s) | some s in c.app.kargo_sources],
 		},
 	)
 }
 
 # unmatched lists the argocd-update sources[] entries that match no source of
 # an Application they reach, for Applications whose every source is known.
-unmatched := [{"update": u, "app": t.app, "index": j, "url": url, "chart": chart} |
+unmatched := [{"update": u, "app": t.app, "index": x.index, "url": x.url, "chart": x.chart} |
 	some u in model.updates
 	some t in u.targets
 	t.via != "pattern"
-	count(t.app.sources) > 0
-	every s in t.app.sources {
+	model.pinnable(u, t)
+	judged(t.app)
+	some x in u.sources
+	is_string(x.url)
+	x.url != ""
+	expr.known(x.url)
+	not placeholder(x.url)
+	is_string(x.chart)
+	expr.known(x.chart)
+	not matched(t.app, x.url, x.chart)
+]
+
+# judged: the Application's sources, as Kargo reads them, are all known: it
+# has some, or it has none because it uses a source hydrator, which Kargo does
+# not read (any entry then matches nothing).
+judged(app) if {
+	count(app.kargo_sources) > 0
+	every s in app.kargo_sources {
 		s.repo_known
-		not s.hydrator
 		not placeholder(s.repo_url)
 	}
-	some j, e in objects.array_at(u.entry, ["sources"])
-	is_object(e)
-	url := stages.value(u.step, object.get(e, "repoURL", ""))
-	is_string(url)
-	url != ""
-	expr.known(url)
-	not placeholder(url)
-	chart := stages.value(u.step, object.get(e, "chart", ""))
-	is_string(chart)
-	expr.known(chart)
-	not matched(t.app, url, chart)
-]
+}
+
+judged(app) if {
+	count(app.kargo_sources) == 0
+	app.sources_field == "sourceHydrator"
+}
 
 # placeholder: a URL written as a template for people to fill in
 # (https://github.com/<github-username>/repo), as quickstarts do: not judged.
 placeholder(url) if regex.match(`<[^<>]*>`, url)
 
 matched(app, url, chart) if {
-	some s in app.sources
+	some s in app.kargo_sources
 	model.update_matches(s, url, chart)
 }
 
@@ -105,12 +112,21 @@ else := s.repo_url
 
 message(c) := sprintf(
 	concat(" ", [
-		"Stage %s's argocd-update updates %s on Application %s, which has no such source (its sources: %s):",
-		"every promotion fails (\"no source of Argo CD Application %q in namespace %q matched update for source with repoURL %s\").",
+		"Stage %s's argocd-update updates %s on Application %s, which has no such source (%s):",
+		"every promotion fails (\"no source of Argo CD Application %q in namespace %q matched update for source with repoURL %s%s\").",
 	]),
 	[
 		c.update.stage.key, describe({"repo_url": c.url, "chart": c.chart}), c.app.key,
-		concat(", ", [describe(s) | some s in c.app.sources]),
-		c.app.name, c.app.namespace, c.url,
+		its_sources(c.app),
+		c.app.name, c.app.namespace, c.url, and_chart(c.chart),
 	],
 )
+
+# and_chart: Kargo's message names the chart of a chart entry.
+and_chart("") := ""
+
+and_chart(chart) := sprintf(" and chart %q", [chart]) if chart != ""
+
+its_sources(app) := sprintf("its sources: %s", [concat(", ", [describe(s) | some s in app.kargo_sources])]) if {
+	count(app.kargo_sources) > 0
+} else := "it uses a source hydrator, which Kargo's argocd-update does not read: to Kargo it has no sources"
