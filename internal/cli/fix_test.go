@@ -83,9 +83,11 @@ func TestFixYAMLAndWarnings(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "# examples/contradiction/kargo.yaml (document at line 18)\n") || !strings.Contains(stdout, "      - uses: kustomize-build\n") {
 		t.Errorf("exit %d, yaml:\n%s", code, stdout)
 	}
+	// An ApplicationSet that writes its template back would undo the rewrite
+	// at its next reconcile: the way is refused, with what would make it last.
 	_, stderr, code := run(t, "", "fix", "--way", "update-target-revision", "../../policies/rules/shared_branch_contradiction/samples/fires/list-applicationset")
-	if code != ExitOK || !strings.Contains(stderr, "WARNING: ApplicationSet argocd/envs") || !strings.Contains(stderr, "ignoreApplicationDifferences") || !strings.Contains(stderr, "/spec/source/targetRevision") {
-		t.Errorf("exit %d, the ApplicationSet warning is missing:\n%s", code, stderr)
+	if code != ExitFindings || !strings.Contains(stderr, "updateTargetRevision would not last: ApplicationSet argocd/envs") || !strings.Contains(stderr, "ignoreApplicationDifferences") || !strings.Contains(stderr, "/spec/source/targetRevision") || !strings.Contains(stderr, "nothing to fix with --way update-target-revision") {
+		t.Errorf("exit %d, the ApplicationSet refusal is missing:\n%s", code, stderr)
 	}
 }
 
