@@ -9,7 +9,9 @@
 // Objects already in memory (decoded JSON, an unstructured.Unstructured's
 // Object) become Objects with NewObject; no caller needs OPA's ast package.
 //
-// The policies are compiled and the query prepared once in New; Evaluate converts
+// The policies are compiled once per process (by the first New: every
+// Evaluator shares them, its settings apart) and the query prepared once in
+// New; Evaluate converts
 // the objects to one input value and evaluates it. An Evaluator is safe for
 // concurrent use.
 package evaluator
@@ -145,13 +147,14 @@ type options struct {
 // it to prove the policies never trip on malformed objects.
 func StrictBuiltinErrors() Option { return func(o *options) { o.strict = true } }
 
-// New compiles the embedded policies and prepares the query once.
+// New prepares the query once, on the embedded policies compiled by the
+// first New of the process.
 func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	mods, err := Modules()
+	c, err := compiledPolicies()
 	if err != nil {
 		return nil, err
 	}
@@ -179,24 +182,45 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 		settings["waivers"] = ws
 	}
 	store := inmem.NewFromObject(map[string]any{"flipflop_settings": settings})
+	pq, err := rego.New(rego.Compiler(c.compiler), rego.Store(store), rego.Query(Query), rego.StrictBuiltinErrors(o.strict)).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
+	}
+	return &Evaluator{compiler: c.compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: c.rules}, nil
+}
+
+// compiled is the embedded policies compiled, with the rules their METADATA
+// describes: the same for every Evaluator, whatever its settings (they live
+// in each Evaluator's store), so a process compiles them once.
+type compiled struct {
+	compiler *ast.Compiler
+	rules    []Rule
+}
+
+// compiledPolicies compiles the embedded policies on first use. Queries are
+// prepared on the compiler afterwards without compiling it again (rego
+// compiles modules only when given some), and a compiled compiler is only
+// read when queries are prepared and evaluated, as OPA's server shares one.
+var compiledPolicies = sync.OnceValues(func() (compiled, error) {
+	mods, err := Modules()
+	if err != nil {
+		return compiled{}, err
+	}
 	names := make([]string, 0, len(mods))
 	for name := range mods {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	// The first query compiles the modules into compiler; every later query is
-	// prepared on the same compiler (rego compiles modules only when given some).
 	compiler := ast.NewCompiler()
-	ropts := []func(*rego.Rego){rego.Compiler(compiler), rego.Query(Query), rego.Store(store), rego.StrictBuiltinErrors(o.strict)}
+	ropts := []func(*rego.Rego){rego.Compiler(compiler), rego.Query(Query), rego.Store(inmem.New())}
 	for _, name := range names {
 		ropts = append(ropts, rego.ParsedModule(mods[name]))
 	}
-	pq, err := rego.New(ropts...).PrepareForEval(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
+	if _, err := rego.New(ropts...).PrepareForEval(context.Background()); err != nil {
+		return compiled{}, fmt.Errorf("compiling the policies for %s: %w", Query, err)
 	}
-	return &Evaluator{compiler: compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: rulesFrom(mods)}, nil
-}
+	return compiled{compiler: compiler, rules: rulesFrom(mods)}, nil
+})
 
 // prepared returns the query q prepared on the compiler New built, preparing
 // it on first use.

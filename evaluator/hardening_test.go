@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -83,6 +84,56 @@ func TestConcurrentEvaluate(t *testing.T) {
 	for i := range out {
 		if string(out[i]) != string(out[0]) {
 			t.Fatalf("evaluation %d differs", i)
+		}
+	}
+}
+
+// Evaluators share the compiled policies but not their settings: built and
+// used at once, with different default branches, each sees its own (run under
+// -race, this also covers the compiler they share). One Application of the
+// contradiction tracks HEAD: it meets the other on main only while HEAD is
+// taken to be main.
+func TestEvaluatorsShareOnlyThePolicies(t *testing.T) {
+	src, err := os.ReadFile("../examples/contradiction/argocd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kargo, err := os.ReadFile("../examples/contradiction/kargo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, _ := loader.LoadBytes("argocd.yaml", []byte(strings.Replace(string(src), "targetRevision: main", "targetRevision: HEAD", 1)))
+	stages, _ := loader.LoadBytes("kargo.yaml", kargo)
+	objs := append(apps, stages...)
+	branches := map[string]int{"": 1, "trunk": 0, "main": 1, "develop": 0}
+	names := []string{"", "trunk", "main", "develop"}
+	var wg sync.WaitGroup
+	got := make([]int, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev, err := evaluator.New(context.Background(), evaluator.Settings{DefaultBranch: names[i%len(names)]})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			r, err := ev.Evaluate(context.Background(), objs)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, f := range r.Findings {
+				if f.Rule == "shared-branch-contradiction" {
+					got[i]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, n := range got {
+		if b := names[i%len(names)]; n != branches[b] {
+			t.Errorf("evaluator %d (default branch %q): %d contradictions, want %d", i, b, n, branches[b])
 		}
 	}
 }

@@ -20,9 +20,14 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
-// malformedOnPurpose are the estates built to hold objects a cluster rejects:
-// the invalid-object rule's firing samples. The API server must reject them.
-var malformedOnPurpose = []string{"policies/rules/invalid_object/samples/fires/"}
+// malformedOnPurpose are the estates built to hold objects a cluster or
+// Kargo's step schemas reject: the invalid-object rule's firing samples, and a
+// selector with no criterion (unmatched-application-selector reports that
+// Kargo rejects it). The API server or a step schema must reject each.
+var malformedOnPurpose = []string{
+	"policies/rules/invalid_object/samples/fires/",
+	"policies/rules/unmatched_application_selector/samples/fires/empty-selector/",
+}
 
 // Every object flipflop ships or prints for people to use is one a real cluster
 // accepts: the examples, the rule samples (and so the Gatekeeper suites made from

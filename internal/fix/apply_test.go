@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
@@ -34,6 +36,11 @@ var applyCases = []struct {
 	// The ApplicationSet writes its template back over a rewritten
 	// targetRevision (policy sync): updateTargetRevision would not last.
 	{"policies/rules/shared_branch_contradiction/samples/fires/list-applicationset", map[string][]Way{
+		"shared-branch-contradiction git.example.com/shop/deploy@main": {StageBranches, NoDesiredRevision},
+	}, ""},
+	// The same, with updateTargetRevision already set: no-desired-revision
+	// drops it with desiredRevision (Kargo requires the one with the other).
+	{"policies/rules/shared_branch_contradiction/samples/fires/update-target-revision-applicationset", map[string][]Way{
 		"shared-branch-contradiction git.example.com/shop/deploy@main": {StageBranches, NoDesiredRevision},
 	}, ""},
 	{"policies/rules/foreign_branch_writer/samples/fires/head-pinned-main-pushed", map[string][]Way{
@@ -201,6 +208,11 @@ func TestWaysApplyAndCheckClean(t *testing.T) {
 					}
 				}
 				after := evaluate(t, dst)
+				for _, o := range loadAll(t, dst) {
+					if p := updateWithoutRevision(o.Value); p != "" {
+						t.Errorf("after %s, %s %s/%s sets updateTargetRevision without desiredRevision (%s): Kargo's argocd-update schema rejects it", w, o.Kind, o.Namespace, o.Name, p)
+					}
+				}
 				had := map[string]bool{}
 				for _, f := range before.Findings {
 					had[findingID(f)] = true
@@ -238,4 +250,32 @@ func TestFixedExamplesNeedNothing(t *testing.T) {
 			t.Errorf("%s: %d proposals, want none", d, len(plan.Proposals))
 		}
 	}
+}
+
+func loadAll(t *testing.T, dir string) []evaluator.Object {
+	t.Helper()
+	objs, errs := (&loader.Loader{}).Load([]string{dir})
+	if len(errs) > 0 {
+		t.Fatalf("load %s: %v", dir, errs)
+	}
+	return objs
+}
+
+// updateWithoutRevision returns the path of an object in v that sets
+// updateTargetRevision: true without a desiredRevision (or the legacy
+// desiredCommitFromStep), "" when there is none.
+func updateWithoutRevision(v ast.Value) string {
+	found := ""
+	ast.WalkTerms(v, func(t *ast.Term) bool {
+		obj, ok := t.Value.(ast.Object)
+		if !ok || found != "" {
+			return found != ""
+		}
+		if u := obj.Get(ast.StringTerm("updateTargetRevision")); u != nil && u.Value.Compare(ast.Boolean(true)) == 0 &&
+			obj.Get(ast.StringTerm("desiredRevision")) == nil && obj.Get(ast.StringTerm("desiredCommitFromStep")) == nil {
+			found = obj.String()
+		}
+		return false
+	})
+	return found
 }

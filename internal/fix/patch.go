@@ -208,18 +208,17 @@ func (p *patchSet) stripEntry(l *pinLoc) {
 	}
 }
 
+// pinKeys are the keys of a sources[] entry that go with its desired
+// revision: updateTargetRevision needs one (Kargo's argocd-update schema
+// requires desiredRevision when it is true), so it goes too.
+var pinKeys = []string{"desiredRevision", "desiredCommitFromStep", "updateTargetRevision"}
+
 // emptyWithout reports whether a sources[] entry asks for nothing once its
-// desired revision is gone (only repoURL, chart and a false updateTargetRevision
-// remain): such entries are removed whole.
+// desired revision is gone (only repoURL and chart remain): such entries are
+// removed whole.
 func emptyWithout(e *yaml.Node) bool {
 	for i := 0; i+1 < len(e.Content); i += 2 {
-		switch e.Content[i].Value {
-		case "repoURL", "chart", "desiredRevision", "desiredCommitFromStep":
-		case "updateTargetRevision":
-			if e.Content[i+1].Value == "true" {
-				return false
-			}
-		default:
+		if k := e.Content[i].Value; k != "repoURL" && k != "chart" && !slices.Contains(pinKeys, k) {
 			return false
 		}
 	}
@@ -228,7 +227,8 @@ func emptyWithout(e *yaml.Node) bool {
 
 // resolveStrips turns the no-desired-revision requests into edits: entries
 // that ask for nothing else go, a sources list that empties goes as a whole,
-// and other entries lose their desiredRevision (or desiredCommitFromStep).
+// and other entries lose their desiredRevision (or desiredCommitFromStep) and
+// the updateTargetRevision that needs it.
 func (p *patchSet) resolveStrips() error {
 	var reqs []*stripReq
 	for _, r := range p.strip {
@@ -261,7 +261,7 @@ func (p *patchSet) resolveStrips() error {
 				}
 				continue
 			}
-			for _, k := range []string{"desiredRevision", "desiredCommitFromStep"} {
+			for _, k := range pinKeys {
 				if lookup(it, k) != nil {
 					if err := e.deleteEntry(it, k); err != nil {
 						return err

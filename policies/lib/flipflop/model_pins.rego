@@ -116,3 +116,11 @@ github_pull_request(s, w) if {
 github_provider("github", _)
 
 github_provider("", repo_id) if startswith(repo_id, "github.com/")
+
+# auto_sync_by_app maps each Application the pins name (by key) to whether
+# auto-sync is on for it. Two objects may hold one key (a copy the
+# duplicate-object rule reports) and disagree: it is on when it is on for any.
+auto_sync_by_app(pins) := {k: on |
+	some k in {p.app.key | some p in pins}
+	on := true in {p.app.auto_sync | some p in pins; p.app.key == k}
+}

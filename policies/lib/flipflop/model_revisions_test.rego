@@ -82,3 +82,15 @@ test_authorized_stage_parsing if {
 	apps.auth_error({"annotations": {"kargo.akuity.io/authorized-stage": " , "}}) == `no authorized Stages found in " , "`
 	apps.auth_error({"annotations": {}}) == ""
 }
+
+# ---------------------------------------------------------------------------
+# Copies of one Application (one key, two objects) may disagree on auto-sync:
+# the findings' autoSync map says on, instead of failing the evaluation with
+# an object key conflict.
+test_auto_sync_of_copies_that_disagree if {
+	model.auto_sync_by_app([
+		{"app": {"key": "argocd/dev", "auto_sync": false}},
+		{"app": {"key": "argocd/dev", "auto_sync": true}},
+		{"app": {"key": "argocd/qa", "auto_sync": false}},
+	]) == {"argocd/dev": true, "argocd/qa": false}
+}

@@ -85,7 +85,7 @@ report contains finding if {
 			"pinningStages": sort(pinners),
 			"writingStages": sort(writer_keys),
 			"applications": sort({p.app.key | some p in pins}),
-			"autoSync": {p.app.key: p.app.auto_sync | some p in pins},
+			"autoSync": model.auto_sync_by_app(pins),
 		},
 	)
 }

@@ -100,7 +100,7 @@ report contains finding if {
 			"pointer": pointer,
 			"stages": sort(stage_keys),
 			"applications": sort(app_keys),
-			"autoSync": auto_sync(group),
+			"autoSync": model.auto_sync_by_app(group),
 			"assumedDefaultBranch": assumed(group),
 		},
 	)
@@ -135,8 +135,6 @@ several_stages(stage_keys, app_keys, pointer, group) := sprintf(
 	]),
 	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group)],
 )
-
-auto_sync(group) := {p.app.key: p.app.auto_sync | some p in group}
 
 auto_sync_sentence(group) := concat(" ", [
 	"Auto-sync is on for every one of these Applications; turning it off would not end this,",
