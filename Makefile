@@ -78,16 +78,14 @@ rego-test: tools ## Rego unit tests with coverage
 	$(OPA) test --timeout=60s --ignore "*.yaml" --ignore "*.yml" --ignore "*.json" --coverage --format=json $(REGO_DIRS) | go run ./hack/covsummary
 
 go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest)
-	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')
+	@# Every package's tests without the race detector, then again with it. Under
+	@# -race the tests that only evaluate policies or read data on one goroutine
+	@# skip (race.Sequential: nothing for the detector to find, ten times slower),
+	@# so the second run is the concurrent code's: parallel evaluation, the
+	@# loader's and render workers, the cluster reader. (GO_RACE= skips it.)
+	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')
+	$(if $(GO_RACE),FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$'))
 	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') ./tests
-	@# The evaluation budget is an exact count, the same with or without the race
-	@# detector, which only makes it slower: it skips under -race and runs here,
-	@# with the other tests that only evaluate policies.
-	go test $(GO_TEST_FLAGS) -run '^(TestEvaluationBudget|TestAnalyzeEvaluatesTheModelOnce)$$' ./evaluator/
-	go test $(GO_TEST_FLAGS) -run '^TestReviewReadsItsNeighbourhoodOnly$$' ./internal/export/
-	@# A race build's shadow memory counts as data, so the kernel's memory limits on a
-	@# render worker are off under -race: their tests run here.
-	go test $(GO_TEST_FLAGS) -run '^(TestWorkerMemoryHeldByTheKernel|TestWorkerAllocationRefusedWhenMade)$$' ./internal/render/
 
 bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
 	rm -rf bundles

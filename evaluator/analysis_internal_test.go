@@ -44,9 +44,7 @@ func TestAnalyzeEvaluatesTheModelOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles a 600-object evaluation three times")
 	}
-	if race.Enabled {
-		t.Skip("an exact count, the same without -race: make go-test runs it without")
-	}
+	race.Sequential(t)
 	files, _ := estate.Generate(estate.Options{Objects: 600, Seed: 1})
 	var objs []Object
 	for _, f := range files {

@@ -11,6 +11,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 func generated(tb testing.TB, n int) ([]evaluator.Object, estate.Stats) {
@@ -29,6 +30,7 @@ func generated(tb testing.TB, n int) ([]evaluator.Object, estate.Stats) {
 
 // The generated estate yields exactly the contradictions it was built with.
 func TestGeneratedEstateFindings(t *testing.T) {
+	race.Sequential(t)
 	objs, st := generated(t, 2000)
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
 	if err != nil {

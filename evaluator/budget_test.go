@@ -11,6 +11,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // budgetEstate is the estate EvaluationBudget is measured on: the benchmark's
@@ -44,13 +45,9 @@ func budgetEvaluator(t testing.TB) *evaluator.Evaluator {
 // on any machine): this test cannot flake, and a change that makes every
 // object cost more fails here instead of slipping into every host.
 func TestEvaluationBudget(t *testing.T) {
+	race.Sequential(t)
 	if testing.Short() {
 		t.Skip("profiles a 2,000-object evaluation")
-	}
-	if raceDetector {
-		// The count does not depend on the detector, which makes it four
-		// times slower: make test runs this test once more without -race.
-		t.Skip("run without -race (make go-test does)")
 	}
 	e, objs := budgetEvaluator(t), budgetEstate(t)
 	n, err := e.Evaluations(context.Background(), objs)

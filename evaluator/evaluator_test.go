@@ -12,6 +12,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // evaluators holds one strict Evaluator per settings: compiling the policies
@@ -97,6 +98,7 @@ func TestContradictionExample(t *testing.T) {
 }
 
 func TestFixExamplesAreClean(t *testing.T) {
+	race.Sequential(t)
 	dirs, _ := filepath.Glob("../examples/fix-*")
 	if len(dirs) < 3 {
 		t.Fatalf("want the three fix examples, found %v", dirs)
@@ -119,6 +121,7 @@ func TestFixExamplesAreClean(t *testing.T) {
 // TestRuleSamples checks every rule's samples: each folder under
 // samples/fires must produce the rule, each under samples/clean must not.
 func TestRuleSamples(t *testing.T) {
+	race.Sequential(t)
 	rules, _ := filepath.Glob("../policies/rules/*")
 	ev := shared(t, evaluator.Settings{})
 	ids := map[string]bool{}

@@ -11,11 +11,13 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // Malformed objects never make the evaluation fail, even with built-in errors
 // turned into failures, and they are reported as invalid-object warnings.
 func TestMalformedObjectsNeverFailEvaluation(t *testing.T) {
+	race.Sequential(t)
 	malformed, err := os.ReadFile("testdata/malformed.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
@@ -192,6 +193,7 @@ func schemaType(t *testing.T, node map[string]any, path []string, resolve func(m
 // step config field the type of Kargo's step config schema; the legacy
 // fields are the ones neither has any more.
 func TestInvalidObjectFieldsMatchUpstreamSchemas(t *testing.T) {
+	race.Sequential(t)
 	fields, legacy, configs, legacyConfigs := fieldTables(t)
 	crds := crdSchemas(t)
 	for kind, entries := range fields {
@@ -526,6 +528,7 @@ func evaluate(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) ou
 //     it does, the culprits are found by halving the set, and each is a field
 //     the model reads that the tables miss.
 func TestInvalidObjectCoversEveryReadField(t *testing.T) {
+	race.Sequential(t)
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{DefaultBranch: "main"})
 	if err != nil {
 		t.Fatal(err)
@@ -589,6 +592,7 @@ func TestInvalidObjectCoversEveryReadField(t *testing.T) {
 // invalid-object warnings, and beside examples/contradiction the contradiction
 // is still reported.
 func TestWrongTypesBesideARealEstate(t *testing.T) {
+	race.Sequential(t)
 	report := check(t, evaluator.Settings{}, "../examples/contradiction", "../testdata/hostile/wrong-types.yaml")
 	var got []string
 	contradiction := false
@@ -622,6 +626,7 @@ func TestWrongTypesBesideARealEstate(t *testing.T) {
 // confusable-branch warning says which name it looks like, and the
 // contradiction on main is still reported.
 func TestConfusableBranchBesideARealEstate(t *testing.T) {
+	race.Sequential(t)
 	report := check(t, evaluator.Settings{}, "../examples/contradiction", "../testdata/hostile/confusable-branch.yaml")
 	var hint, contradiction bool
 	for _, f := range report.Findings {

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // inMemoryEstates are estates read both by the loader and as objects in memory.
@@ -119,6 +120,7 @@ func verdicts(r *evaluator.Report) []string {
 // unstructured.Unstructured's Object, are evaluated as the same objects read
 // from files: same findings, and Analyze works on them too.
 func TestObjectsInMemory(t *testing.T) {
+	race.Sequential(t)
 	ctx := context.Background()
 	ev := shared(t, evaluator.Settings{})
 	for _, dir := range inMemoryEstates {

@@ -11,6 +11,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // evaluations counts the expression evaluations of every rule over the
@@ -67,6 +68,7 @@ func evaluations(t *testing.T, mods map[string]*ast.Module, shape string, n int)
 // The bound is on the count of evaluations, not on time: the test cannot flake
 // on a busy machine; the benchmarks (make bench, row 7) report the times.
 func TestPolicyWorkGrowsLinearly(t *testing.T) {
+	race.Sequential(t)
 	if testing.Short() {
 		t.Skip("evaluates each shape twice")
 	}

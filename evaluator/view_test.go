@@ -9,6 +9,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -73,6 +74,7 @@ func union(a, b ast.Object) ast.Object {
 // leaves the view as it was therefore changes no finding, and the adapter
 // skips it.
 func TestPoliciesReadOnlyTheModelView(t *testing.T) {
+	race.Sequential(t)
 	var dirs []string
 	for _, g := range []string{"../examples/*", "../policies/rules/*/samples/*/*", "../testdata/*"} {
 		m, _ := filepath.Glob(g)

@@ -76,12 +76,14 @@ func flipflopOnly(v string) bool { return strings.HasPrefix(v, "duplicate-key ")
 // set as flipflop check, and so does every opa of the matrix evaluating the
 // generated OPA bundle (opa eval -b).
 func TestCompatConftestAndOPAAgreeWithFlipflop(t *testing.T) {
+	t.Parallel()
 	bin := tool(t, "FLIPFLOP_BIN")
 	conftests := hostsOf(t, "conftest")
 	opas := hostsOf(t, "opa")
 	policy := []string{"-p", "bundles/conftest"}
 	for _, dir := range estates(t) {
 		t.Run(dir, func(t *testing.T) {
+			t.Parallel() // processes only: one per CPU at a time (go test -parallel)
 			want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
 			for _, c := range conftests {
 				if got := conftestVerdicts(t, c, policy, dir); !slices.Equal(got, want) {
@@ -103,6 +105,7 @@ func TestCompatConftestAndOPAAgreeWithFlipflop(t *testing.T) {
 // failure, each failure points at a file of the estate, and without --combine
 // the run says that it cannot check anything instead of passing silently.
 func TestCompatConftestSeedContradiction(t *testing.T) {
+	t.Parallel()
 	bin := tool(t, "FLIPFLOP_BIN")
 	exported := filepath.Join(t.TempDir(), "policy")
 	if _, stderr, code := runCmd(t, "..", bin, "export", "conftest", exported); code != 0 {

@@ -24,6 +24,7 @@ import (
 // policies/hosts/gatekeeper/fixes_test.rego replays every order of every way
 // out through the same adapter in OPA.
 func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
+	t.Parallel()
 	seed := loadEstate(t, "../examples/contradiction")
 	dir := t.TempDir()
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")

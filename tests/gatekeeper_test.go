@@ -13,6 +13,7 @@ import (
 // with the reviewed object in the inventory too), on every gator of the matrix:
 // each template compiles on the oldest and the newest Gatekeeper.
 func TestCompatGatorVerify(t *testing.T) {
+	t.Parallel()
 	suites, _ := filepath.Glob("../bundles/gatekeeper/*/suite.yaml")
 	if len(suites) < 4 {
 		t.Fatalf("want a suite for each admission rule, found %v", suites)
@@ -36,6 +37,7 @@ func TestCompatGatorVerify(t *testing.T) {
 // status write or a fix of an existing one), and PromotionTasks and
 // ClusterPromotionTasks are reviewed for the Stages that use them.
 func TestCompatGatorAdmission(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := "testdata/gatekeeper/admission"
 	entries, err := os.ReadDir(src)
@@ -74,6 +76,7 @@ func copyFile(t *testing.T, from, to string) {
 // gator sync test: every template's sync requirements are met by the SyncSet,
 // and not without it.
 func TestCompatGatorSync(t *testing.T) {
+	t.Parallel()
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, g := range hostsOf(t, "gator") {
 		t.Run(g.String(), func(t *testing.T) {
@@ -97,6 +100,7 @@ func TestCompatGatorSync(t *testing.T) {
 // The all-rules constraint (bundles/gatekeeper/admission), installed alone,
 // reports the same findings, each message led by its rule id.
 func TestCompatGatorOnExamples(t *testing.T) {
+	t.Parallel()
 	bin := tool(t, "FLIPFLOP_BIN")
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
@@ -209,6 +213,7 @@ func admissionRule(id string) bool {
 // The malformed objects of the hardening tests never make a template error at
 // admission: gator reviews each of them against every template.
 func TestCompatGatorOnMalformedObjects(t *testing.T) {
+	t.Parallel()
 	args := []string{"test", "-o", "json"}
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	for _, tmpl := range templates {

@@ -136,6 +136,7 @@ func hostVersion(t *testing.T, h host) (string, string) {
 // Every host binary is what the matrix says it is: the tool at its version,
 // carrying the OPA its release carries (not the one of another module).
 func TestCompatHostVersions(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"opa", "conftest", "gator"} {
 		for _, h := range hostsOf(t, tool) {
 			t.Run(h.String(), func(t *testing.T) {

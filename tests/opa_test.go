@@ -16,6 +16,7 @@ import (
 // policies' unit tests green, so the floor is held by behaviour as well as by
 // `opa check --capabilities` in make lint.
 func TestCompatOPA(t *testing.T) {
+	t.Parallel()
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	if len(templates) < 4 {
 		t.Fatalf("want the generated templates, found %v", templates)

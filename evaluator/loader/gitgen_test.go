@@ -15,10 +15,12 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // The Go RepoID and the policies' repo.id must agree on every spelling.
 func TestRepoIDMatchesPolicy(t *testing.T) {
+	race.Sequential(t)
 	urls := []string{
 		"https://github.com/Acme/Deploy.git", "git@github.com:acme/deploy.git", "ssh://git@github.com:22/acme/deploy",
 		"https://user:tok@git.example.com/a/b/", "http://git.example.com:8080/a/b.git", "ghcr.io/acme/charts",

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // mustRef is the path of keys into a value.
@@ -104,6 +105,7 @@ func probes(t *testing.T, data []byte) (int, int) {
 // loads with every key merged, the written one winning, and the real
 // finding is still reported.
 func TestMergeKeysLinear(t *testing.T) {
+	race.Sequential(t)
 	small, n1 := probes(t, mergedStage(2000))
 	large, n2 := probes(t, mergedStage(16000))
 	if n1 != 2000 || n2 != 16000 {
@@ -160,6 +162,7 @@ func TestBareDocumentMarkersCheap(t *testing.T) {
 // rules read, and a ConfigMap that conversion would reject (a duplicate key)
 // is not converted at all.
 func TestUnreadKindsDroppedBeforeConversion(t *testing.T) {
+	race.Sequential(t)
 	var b bytes.Buffer
 	for i := range 20000 {
 		fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {a: '1'}\n---\n", i)

@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // objectSummary is the part of an Object the tests compare.
@@ -298,6 +299,7 @@ func TestLoadBytesAnchorsAndMergeKeys(t *testing.T) {
 }
 
 func TestLoadBytesAliasBomb(t *testing.T) {
+	race.Sequential(t)
 	start := time.Now()
 	src := "kind: Before\n---\n" + billionLaughs(9) + "---\nkind: After\n"
 	objs, errs := LoadBytes("bomb.yaml", []byte(src))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // yamlValue parses src with yaml.v3 and converts it.
@@ -301,6 +303,7 @@ func billionLaughs(levels int) string {
 }
 
 func TestYAMLToValueAliasBomb(t *testing.T) {
+	race.Sequential(t)
 	start := time.Now()
 	src := billionLaughs(9)
 	// Expanded values are counted over the document: the limit is reached
@@ -317,6 +320,7 @@ func TestYAMLToValueAliasBomb(t *testing.T) {
 }
 
 func TestYAMLToValueDeepNesting(t *testing.T) {
+	race.Sequential(t)
 	nested := func(n int) string {
 		return "a: " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n"
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit code.
@@ -22,6 +23,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 }
 
 func TestExitCodes(t *testing.T) {
+	race.Sequential(t)
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // tarNames lists the entries of a gzipped tar.
@@ -59,6 +61,7 @@ func TestExportBundleToATarballFile(t *testing.T) {
 }
 
 func TestExportRefusesTarballNamesForDirectories(t *testing.T) {
+	race.Sequential(t)
 	dir := t.TempDir()
 	for _, what := range []string{"conftest", "gatekeeper", "all"} {
 		target := filepath.Join(dir, what+".tar.gz")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flipflop-dev/flipflop/internal/race"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
@@ -43,6 +44,7 @@ func assertSafe(t *testing.T, what, out string) {
 // Every human-facing output of check, explain, graph and fix prints the hostile
 // names escaped, and the real finding of the estate is still reported.
 func TestHostileNamesEscapedEverywhere(t *testing.T) {
+	race.Sequential(t)
 	paths := hostileEstate(t)
 
 	// The real finding is still there (JSON is data: the names as they are).

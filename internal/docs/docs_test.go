@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 const root = "../.."
@@ -25,6 +26,7 @@ func rules(t *testing.T) []evaluator.Rule {
 // TestCommittedDocsAreCurrent fails when docs/rules/ or the generated regions of
 // README.md differ from what the rules' METADATA and samples produce.
 func TestCommittedDocsAreCurrent(t *testing.T) {
+	race.Sequential(t)
 	problems, err := Check(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 type doc struct {
@@ -109,6 +111,7 @@ func TestGenerateStats(t *testing.T) {
 // However large the estate, no two teams' Applications track the same branch
 // of the same repository: findings stay per team, as Stats.Findings says.
 func TestTeamsNeverShareABranch(t *testing.T) {
+	race.Sequential(t)
 	files, st := Generate(Options{Objects: 10000, Seed: 1})
 	owner := map[string]string{}
 	repos := map[string]map[string]bool{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -54,6 +55,7 @@ func load(t *testing.T, path string) (*evaluator.Model, *evaluator.Report, []eva
 // TestGolden compares the explain output of estates with testdata/<name>/explain.golden
 // (go test ./internal/explain -update rewrites them).
 func TestGolden(t *testing.T) {
+	race.Sequential(t)
 	for name, estate := range map[string]string{
 		"pipeline":      "testdata/pipeline",
 		"mixed":         "testdata/mixed",

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 func gatekeeperFiles(t *testing.T) (Files, []evaluator.Rule) {
@@ -72,6 +73,7 @@ func kinds(t *testing.T, files Files, kustomization string) map[string][]string 
 // constraint and nothing else, so `kubectl apply -k` of each in turn never
 // names a kind that does not exist yet.
 func TestGatekeeperKustomizationsInTwoSteps(t *testing.T) {
+	race.Sequential(t)
 	files, rules := gatekeeperFiles(t)
 	first := kinds(t, files, "kustomization.yaml")
 	second := kinds(t, files, "constraints/kustomization.yaml")
@@ -103,6 +105,7 @@ func TestGatekeeperKustomizationsInTwoSteps(t *testing.T) {
 // Constraints review PromotionTasks and ClusterPromotionTasks too: a task edit
 // can make the Stages that use it contradict each other.
 func TestConstraintsMatchTasks(t *testing.T) {
+	race.Sequential(t)
 	files, rules := gatekeeperFiles(t)
 	for _, r := range rules {
 		var c struct {
@@ -138,6 +141,7 @@ func TestConstraintsMatchTasks(t *testing.T) {
 // parameter, and its constraint (admission/constraint.yaml) is not in step 2:
 // it is installed instead of the rules' constraints, never with them.
 func TestAdmissionTemplateListsEveryAdmissionRule(t *testing.T) {
+	race.Sequential(t)
 	files, rules := gatekeeperFiles(t)
 	var tmpl struct {
 		Spec struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // policyQuery is query over the embedded policies, as rego options.
@@ -40,6 +41,7 @@ func regoValue(t *testing.T, query string) any {
 // read_kinds, the Gatekeeper adapter's inventory paths, the Gatekeeper sync
 // list, and the cluster reader's resources. They must agree.
 func TestReadKindsAgree(t *testing.T) {
+	race.Sequential(t)
 	var model []string
 	for kind, prefix := range regoValue(t, "data.lib.flipflop.objects.read_kinds").(map[string]any) {
 		model = append(model, strings.TrimSuffix(prefix.(string), "/")+" "+kind)

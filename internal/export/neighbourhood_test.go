@@ -41,9 +41,7 @@ func TestReviewReadsItsNeighbourhoodOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reviews several hundred objects twice")
 	}
-	if race.Enabled {
-		t.Skip("only evaluates policies: make go-test runs it without -race")
-	}
+	race.Sequential(t)
 	pq, err := rego.New(policyQuery(t, reviewQuery)...).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // repoRoot is the module root, where examples/ and policies/ live.
@@ -147,6 +148,7 @@ func evaluate(t *testing.T, dir string) *evaluator.Report {
 // checking the patched estate no longer reports the findings the way fixed,
 // nor any new error. stage-branches also clears shared-write-branch.
 func TestWaysApplyAndCheckClean(t *testing.T) {
+	race.Sequential(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -244,6 +246,7 @@ func TestWaysApplyAndCheckClean(t *testing.T) {
 // TestFixedExamplesNeedNothing: the examples that show each way out have no
 // finding to fix.
 func TestFixedExamplesNeedNothing(t *testing.T) {
+	race.Sequential(t)
 	for _, d := range []string{"fix-no-desired-revision", "fix-update-target-revision", "fix-stage-branches"} {
 		plan, _ := planFor(t, repoRoot, filepath.Join(repoRoot, "examples", d))
 		if len(plan.Proposals) != 0 {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the fix tests")
@@ -14,6 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the fix tes
 // documents) with the files in testdata/golden; go test -run TestGolden -update
 // rewrites them.
 func TestGolden(t *testing.T) {
+	race.Sequential(t)
 	for _, tc := range []struct{ name, dir string }{
 		{"contradiction", "examples/contradiction"},
 		{"odd-format", "internal/fix/testdata/odd-format"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // parityEstates are every estate the repository holds (examples, rule
@@ -43,6 +44,7 @@ func parityEstates(t *testing.T) []string {
 // model points at, so a location that leads nowhere would be a fix that
 // silently does not apply.
 func TestModelLocationsLeadToTheirNodes(t *testing.T) {
+	race.Sequential(t)
 	ev := evaluatorFor(t)
 	for _, dir := range parityEstates(t) {
 		rel, _ := filepath.Rel(repoRoot, dir)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 func TestGitQuote(t *testing.T) {
@@ -29,6 +31,7 @@ func TestGitQuote(t *testing.T) {
 // nothing else (the old unquoted headers let such a name point patch at
 // another file).
 func TestHostilePathsInDiffHeaders(t *testing.T) {
+	race.Sequential(t)
 	for _, tool := range []string{"git", "patch"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)

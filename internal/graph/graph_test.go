@@ -15,6 +15,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -66,6 +67,7 @@ var ext = map[string]string{"mermaid": ".mmd", "dot": ".dot"}
 // TestGolden compares both formats with testdata/<estate>.{mmd,dot}
 // (go test ./internal/graph -update rewrites them).
 func TestGolden(t *testing.T) {
+	race.Sequential(t)
 	for name, path := range estates {
 		g := build(t, path)
 		for _, format := range Formats() {

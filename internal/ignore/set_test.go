@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // refSet decides as Set did before it kept per-directory state: every pattern
@@ -71,6 +73,7 @@ func refAncestors(abs string) []string {
 // files at several depths and added with Add, for paths decided in random
 // order, with ignore files added between decisions.
 func TestSetAgreesWithReference(t *testing.T) {
+	race.Sequential(t)
 	rng := rand.New(rand.NewPCG(20, 6))
 	segs := []string{"a", "b", "c", "ab", "x.yaml", "*", "?", "[ab]", "[!a]*", "a*", "*.yaml", "**", "**", "\\a", "?a", "a*b*", "x*.yaml", "*b", "a?", "[*]b", "*\\?"}
 	names := []string{"a", "b", "c", "ab", "x.yaml", "bb", "aab", "xa.yaml", "*b", "b?"}
