@@ -156,11 +156,9 @@ test_writing_a_pinned_branch_again_is_denied if {
 # meet is denied.
 test_a_new_unreachable_pin_is_denied if {
 	done := state(seed, [dev_branch_stage, dev_branch_app, qa_branch_stage, qa_branch_app])
-	objs := array.concat(done, [f.app("web", "main")])
-	d := denials(objs, f.stage("dev", "env/dev", [f.pin("dev"), f.pin("web")]))
-
-	# (and missing-authorized-stage: web authorizes acme:web only)
-	"unreachable-desired-revision" in {id | some [id, _] in d}
+	web := object.union(f.app("web", "main"), {"metadata": f.authorizing("acme:dev")})
+	d := denials(array.concat(done, [web]), f.stage("dev", "env/dev", [f.pin("dev"), f.pin("web")]))
+	{id | some [id, _] in d} == {"unreachable-desired-revision"}
 }
 
 # A pin that stops expecting the Stage's own commit is not a move either: a

@@ -94,3 +94,36 @@ test_auto_sync_of_copies_that_disagree if {
 		{"app": {"key": "argocd/qa", "auto_sync": false}},
 	]) == {"argocd/dev": true, "argocd/qa": false}
 }
+
+# A sources[] entry that matches no source of its Application fails the step
+# on every promotion (unmatched-update-source says so), and with it every pin
+# of the promotion, another Application's included; so does a selector with no
+# criterion.
+test_failing_step_cancels_the_promotions_pins if {
+	stray := {"name": "other", "sources": [{"repoURL": "https://git.example.com/elsewhere.git", "desiredRevision": "${{ outputs.push.commit }}"}]}
+	estate := f.estate([app("dev", "main", "acme:dev"), app("other", "main", "acme:dev"), stage("dev", "main", [pinning("dev"), stray])])
+	[[m.app.key, m.url] | some m in model.unmatched] == [["argocd/other", "https://git.example.com/elsewhere.git"]] with input as estate
+	model.failing == {"acme/dev": ["unmatched-source"]} with input as estate
+	pin_rows == [] with input as estate
+
+	empty := {"selector": {"matchLabels": {}}, "sources": [f.pin_url(f.repo)]}
+	model.failing == {"acme/dev": ["empty-selector"]} with input as f.estate([app("dev", "main", "acme:dev"), stage("dev", "main", [pinning("dev"), empty])])
+
+	# the other Stages' pins stay
+	two := f.estate([
+		app("dev", "main", "acme:dev"), app("other", "main", "acme:dev"), app("qa", "main", "acme:qa"),
+		stage("dev", "main", [pinning("dev"), stray]), stage("qa", "main", [pinning("qa")]),
+	])
+	pin_rows == [["acme/qa", "argocd/qa", 0, "github.com/acme/deploy@main", "own"]] with input as two
+}
+
+# A selector whose every match does not authorize the Stage fails the step
+# ("found %d Application(s) matching selector ..., but none are authorized"):
+# the Stage's other pins are never checked either.
+test_selector_none_authorized_fails_the_promotion if {
+	sel := {"selector": {"matchLabels": {"team": "web"}}, "sources": [f.pin_url(f.repo)]}
+	web := f.application("argocd", "web", f.labelled({"team": "web"}, "acme:qa"), f.tracking(f.repo, "main"))
+	estate := f.estate([app("dev", "main", "acme:dev"), web, stage("dev", "main", [pinning("dev"), sel])])
+	model.failing == {"acme/dev": ["unauthorized"]} with input as estate
+	pin_rows == [] with input as estate
+}

@@ -216,11 +216,30 @@ test_selector_in_other_namespace if {
 	target_rows == [["acme/dev", "team", "", []]] with input as f.estate([labelled("dev-a", {"env": "dev"}, "acme:dev"), stage("dev", "main", [sel])])
 }
 
-test_name_match_is_pinned_even_when_unauthorized if {
-	# The step fails (missing-authorized-stage says so); the pin stays visible.
-	estate := f.estate([app("dev", "main", "acme:qa"), stage("dev", "main", [pinning("dev")])])
-	target_rows == [["acme/dev", "argocd", "dev", [["argocd/dev", "name", false]]]] with input as estate
-	pin_rows == [["acme/dev", "argocd/dev", 0, "github.com/acme/deploy@main", "own"]] with input as estate
+# An Application named that does not authorize the Stage fails the step on
+# every promotion (missing-authorized-stage says so): none of the Stage's pins
+# is ever checked, so none is left to contradict anything.
+test_unauthorized_name_target_fails_every_pin_of_the_stage if {
+	estate := f.estate([
+		app("dev", "main", "acme:qa"), app("other", "main", "acme:dev"),
+		stage("dev", "main", [pinning("other"), pinning("dev")]),
+	])
+	target_rows == [
+		["acme/dev", "argocd", "other", [["argocd/other", "name", true]]],
+		["acme/dev", "argocd", "dev", [["argocd/dev", "name", false]]],
+	] with input as estate
+	pin_rows == [] with input as estate
+	model.failing == {"acme/dev": ["unauthorized"]} with input as estate
+
+	# nor do copies of one Application of which one authorizes the Stage:
+	# which copy Kargo meets is unknown
+	copies := f.estate([app("dev", "main", "acme:qa"), app("dev", "main", "acme:dev"), stage("dev", "main", [pinning("dev")])])
+	model.failing == {} with input as copies
+
+	# an authorization the files leave unknown fails nothing
+	unknown := f.estate([app("dev", "main", "${{ vars.who }}"), stage("dev", "main", [pinning("dev")])])
+	model.failing == {} with input as unknown
+	count(pin_rows) == 1 with input as unknown
 }
 
 # Kargo evaluates ctx and vars expressions in apps[].selector too (kargo.md §1.2).

@@ -171,7 +171,8 @@ test_one_stage_two_heads if {
 		f.push("second", "./repo", {}),
 		f.update([{"name": "qa", "sources": [{"repoURL": f.repo, "desiredRevision": "${{ outputs.second.commit }}"}]}]),
 	])
-	some finding in rule.report with input as f.estate([f.app("dev", "main"), f.app("qa", "main"), stage])
+	qa := object.union(f.app("qa", "main"), {"metadata": f.authorizing("acme:dev")})
+	some finding in rule.report with input as f.estate([f.app("dev", "main"), qa, stage])
 	startswith(finding.message, `Stage acme/dev pins desiredRevision "${{ outputs.first.commit }}" and "${{ outputs.second.commit }}" on Applications argocd/dev, argocd/qa`)
 	finding.details.stages == ["acme/dev"]
 }

@@ -239,8 +239,13 @@ desired_class(d) := "literal" if {
 # steps, and the revision checks of legacy argoCDAppUpdates. A pin whose
 # source the update rewrites to the revision it expects is met by the rewrite
 # and left out (held): unless it names a ref, which Argo CD reports as a SHA
-# (unreachable), or an ApplicationSet writes the source back (reverted).
-pins := array.concat([object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p)], legacy_pins)
+# (unreachable), or an ApplicationSet writes the source back (reverted). The
+# pins of a Stage whose promotions always fail in an argocd-update step are
+# never checked, and are left out too (failing).
+pins := array.concat(
+	[object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p); not failing[p.stage.key]],
+	legacy_pins,
+)
 
 # pins_by_pointer groups the pins on known pointers that can be met by pointer
 # key (a pin that can never be met is in unreachable, not here).

@@ -39,12 +39,11 @@
 #     source.
 package lib.flipflop.rules.unmatched_update_source
 
-import data.lib.flipflop.expr
 import data.lib.flipflop.model
 import data.lib.flipflop.result
 
 report contains finding if {
-	some c in unmatched
+	some c in model.unmatched
 	entry_path := sprintf("%s/sources/%d", [c.update.entry_path, c.index])
 	finding := result.fail(
 		rego.metadata.chain(),
@@ -61,49 +60,6 @@ report contains finding if {
 			"applicationSources": [describe(s) | some s in c.app.kargo_sources],
 		},
 	)
-}
-
-# unmatched lists the argocd-update sources[] entries that match no source of
-# an Application they reach, for Applications whose every source is known.
-unmatched := [{"update": u, "app": t.app, "index": x.index, "url": x.url, "chart": x.chart} |
-	some u in model.updates
-	some t in u.targets
-	t.via != "pattern"
-	model.pinnable(u, t)
-	judged(t.app)
-	some x in u.sources
-	is_string(x.url)
-	x.url != ""
-	expr.known(x.url)
-	not placeholder(x.url)
-	is_string(x.chart)
-	expr.known(x.chart)
-	not matched(t.app, x.url, x.chart)
-]
-
-# judged: the Application's sources, as Kargo reads them, are all known: it
-# has some, or it has none because it uses a source hydrator, which Kargo does
-# not read (any entry then matches nothing).
-judged(app) if {
-	count(app.kargo_sources) > 0
-	every s in app.kargo_sources {
-		s.repo_known
-		not placeholder(s.repo_url)
-	}
-}
-
-judged(app) if {
-	count(app.kargo_sources) == 0
-	app.sources_field == "sourceHydrator"
-}
-
-# placeholder: a URL written as a template for people to fill in
-# (https://github.com/<github-username>/repo), as quickstarts do: not judged.
-placeholder(url) if regex.match(`<[^<>]*>`, url)
-
-matched(app, url, chart) if {
-	some s in app.kargo_sources
-	model.update_matches(s, url, chart)
 }
 
 describe(s) := sprintf("%s (chart %s)", [s.repo_url, s.chart]) if s.chart != ""

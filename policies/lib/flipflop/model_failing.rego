@@ -1,0 +1,118 @@
+# The argocd-update steps Kargo fails on every promotion, and what that does to
+# the pins: none of them is ever checked. (The package's METADATA is in
+# model.rego; docs/model.md cites Kargo's lines.)
+package lib.flipflop.model
+
+import data.lib.flipflop.expr
+
+# failing maps the key of every Stage whose promotions always fail in an
+# argocd-update step to why (the reasons' kinds, sorted). Kargo appends a
+# step's revision checks only when the step succeeds
+# (pkg/promotion/local_orchestrator.go), and a Stage whose last Promotion
+# failed gets health Unknown with no check run
+# (pkg/controller/stages/regular_stages.go): such a Stage's pins are never
+# checked, so they contradict nothing (one problem, one finding: the rule that
+# reports the failure). What fails, from argocd_updater.go:
+#   - an Application named that does not authorize the Stage, or a selector
+#     whose every match does not (L841-L877);
+#   - a sources[] entry that matches no source of an Application it reaches;
+#   - a selector with no criterion.
+# Unknown never proves a failure: an authorization or a source that the files
+# leave unknown fails nothing.
+failing := {k: sort(reasons) |
+	some k in {f.stage | some f in failures}
+	reasons := {f.reason | some f in failures; f.stage == k}
+}
+
+# Two objects may hold one Application (a copy the duplicate-object rule
+# reports); which one Kargo meets is unknown, so a failure needs every copy to
+# fail.
+failures contains {"stage": u.stage.key, "reason": "unauthorized"} if {
+	some u in updates
+	not u.selector
+	some t in u.targets
+	t.authorized == false
+	not authorized_copy(u, t.app.key)
+}
+
+failures contains {"stage": u.stage.key, "reason": "unauthorized"} if {
+	some u in updates
+	u.selector
+	count(u.targets) > 0
+	every t in u.targets {
+		t.authorized == false
+	}
+}
+
+failures contains {"stage": m.update.stage.key, "reason": "unmatched-source"} if {
+	some m in unmatched
+	not matched_copy(m)
+}
+
+failures contains {"stage": u.stage.key, "reason": "empty-selector"} if {
+	some u in updates
+	u.selector
+	empty_selector(u.entry.selector)
+}
+
+authorized_copy(u, key) if {
+	some c in u.targets
+	c.app.key == key
+	c.authorized != false
+}
+
+matched_copy(m) if {
+	some c in m.update.targets
+	c.app.key == m.app.key
+	not unmatched_by(c.app, m.url, m.chart)
+}
+
+unmatched_by(app, url, chart) if {
+	judged(app)
+	not update_matched(app, url, chart)
+}
+
+# unmatched lists the argocd-update sources[] entries that match no source of
+# an Application they reach, for Applications whose every source is known
+# (argocd_updater.go: "no source of Argo CD Application %q in namespace %q
+# matched update for source with repoURL %s").
+unmatched := [{"update": u, "app": t.app, "index": x.index, "url": x.url, "chart": x.chart} |
+	some u in updates
+	some t in u.targets
+	t.via != "pattern"
+	pinnable(u, t)
+	judged(t.app)
+	some x in u.sources
+	is_string(x.url)
+	x.url != ""
+	expr.known(x.url)
+	not placeholder(x.url)
+	is_string(x.chart)
+	expr.known(x.chart)
+	not update_matched(t.app, x.url, x.chart)
+]
+
+# judged: the Application's sources, as Kargo reads them, are all known: it
+# has some, or it has none because it uses a source hydrator, which Kargo does
+# not read (any entry then matches nothing).
+judged(app) if {
+	count(app.kargo_sources) > 0
+	every s in app.kargo_sources {
+		s.repo_known
+		not placeholder(s.repo_url)
+	}
+}
+
+judged(app) if {
+	count(app.kargo_sources) == 0
+	app.sources_field == "sourceHydrator"
+}
+
+# placeholder: a URL written as a template for people to fill in
+# (https://github.com/<github-username>/repo), as quickstarts do: not judged.
+placeholder(url) if regex.match(`<[^<>]*>`, url)
+
+update_matched(app, url, chart) if {
+	some s in app.kargo_sources
+	update_matches(s, url, chart)
+}
