@@ -9,6 +9,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // reportJSON evaluates objs with an evaluator of the given parallelism and
@@ -32,7 +33,7 @@ func TestParallelEvaluationMatchesOneQuery(t *testing.T) {
 		t.Skip("evaluates the 2,000-object estate four times")
 	}
 	objs := budgetEstate(t)
-	if raceDetector {
+	if race.Enabled {
 		// The race detector makes each evaluation four times slower; 600
 		// objects still split into two chunks, and the corpus is skipped.
 		objs, _ = generated(t, 600)
@@ -68,7 +69,7 @@ func TestParallelEvaluationMatchesOneQuery(t *testing.T) {
 		t.Errorf("%d invalid-object findings, want 6 (two fields in each of three planted objects)", planted)
 	}
 
-	if raceDetector {
+	if race.Enabled {
 		return
 	}
 	root := filepath.Join("..", "..", "shared", "corpus", "real-world")

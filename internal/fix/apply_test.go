@@ -132,11 +132,7 @@ func git(t *testing.T, dir, stdin string, args ...string) string {
 // evaluate loads dir (absolute) and evaluates it.
 func evaluate(t *testing.T, dir string) *evaluator.Report {
 	t.Helper()
-	objs, errs := (&loader.Loader{}).Load([]string{dir})
-	if len(errs) > 0 {
-		t.Fatalf("load %s: %v", dir, errs)
-	}
-	r, err := evaluatorFor(t).Evaluate(context.Background(), objs)
+	r, err := evaluatorFor(t).Evaluate(context.Background(), loadAll(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

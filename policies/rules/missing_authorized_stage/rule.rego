@@ -53,10 +53,7 @@ import data.lib.flipflop.result
 import data.lib.flipflop.stages
 
 report contains finding if {
-	some u in model.updates
-	not u.selector
-	some t in u.targets
-	t.authorized == false
+	some [u, t] in model.unauthorized_names
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(
@@ -76,12 +73,7 @@ report contains finding if {
 }
 
 report contains finding if {
-	some u in model.updates
-	u.selector
-	count(u.targets) > 0
-	every t in u.targets {
-		t.authorized == false
-	}
+	some u in model.unauthorized_selectors
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.%s%s", [

@@ -28,20 +28,12 @@ failing := {k: sort(reasons) |
 # reports); which one Kargo meets is unknown, so a failure needs every copy to
 # fail.
 failures contains {"stage": u.stage.key, "reason": "unauthorized"} if {
-	some u in updates
-	not u.selector
-	some t in u.targets
-	t.authorized == false
+	some [u, t] in unauthorized_names
 	not authorized_copy(u, t.app.key)
 }
 
 failures contains {"stage": u.stage.key, "reason": "unauthorized"} if {
-	some u in updates
-	u.selector
-	count(u.targets) > 0
-	every t in u.targets {
-		t.authorized == false
-	}
+	some u in unauthorized_selectors
 }
 
 failures contains {"stage": m.update.stage.key, "reason": "unmatched-source"} if {
@@ -50,10 +42,37 @@ failures contains {"stage": m.update.stage.key, "reason": "unmatched-source"} if
 }
 
 failures contains {"stage": u.stage.key, "reason": "empty-selector"} if {
+	some u in empty_selectors
+}
+
+# unauthorized_names lists [update, target] for every Application an
+# argocd-update entry names that does not authorize the Stage ("Argo CD
+# Application %q in namespace %q is not authorized").
+unauthorized_names := [[u, t] |
+	some u in updates
+	not u.selector
+	some t in u.targets
+	t.authorized == false
+]
+
+# unauthorized_selectors lists the updates whose selector matches Applications,
+# none of which authorizes the Stage ("found %d Application(s) matching
+# selector in namespace %q, but none are authorized for Stage %s:%s").
+unauthorized_selectors := [u |
+	some u in updates
+	u.selector
+	count(u.targets) > 0
+	every t in u.targets {
+		t.authorized == false
+	}
+]
+
+# empty_selectors lists the updates whose selector has no criterion.
+empty_selectors := [u |
 	some u in updates
 	u.selector
 	empty_selector(u.entry.selector)
-}
+]
 
 authorized_copy(u, key) if {
 	some c in u.targets

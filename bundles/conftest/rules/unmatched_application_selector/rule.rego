@@ -73,9 +73,7 @@ report contains finding if {
 # requires matchLabels or matchExpressions with an entry; the code, "selector
 # must have at least one match criterion"), and every promotion fails.
 report contains finding if {
-	some u in model.updates
-	u.selector
-	model.empty_selector(u.entry.selector)
+	some u in model.empty_selectors
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(

@@ -1,6 +1,0 @@
-//go:build race
-
-package evaluator_test
-
-// raceDetector is set when the tests run with -race.
-const raceDetector = true
