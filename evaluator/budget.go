@@ -40,6 +40,10 @@ import (
 //     ApplicationSet reverts), and the authorized-stage annotation is parsed
 //     entry by entry with Kargo's errors (+25 per object: 19 of it the parse,
 //     which every targeted Application pays).
+//   - 714.1 (from 707.4), budget kept: the Kargo version setting (issue 22
+//     item 5): the argocd-update fields a version lacks are looked up in each
+//     entry (one object.filter per entry), and the authorized-stage annotation
+//     is split and checked as the version reads it.
 const EvaluationBudget = 720
 
 // Evaluations evaluates every rule over objs, as Evaluate does, with OPA's

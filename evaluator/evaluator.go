@@ -53,6 +53,12 @@ type Settings struct {
 	// in the Argo CD Application that deploys the file's directory, and judge
 	// nothing that depends on it when none does.
 	Namespace string `json:"namespace,omitempty"`
+	// KargoVersion is the Kargo release the estate runs on ("v1.9",
+	// "1.10.3"): the policies read every version-dependent field and
+	// annotation as that release does. Empty means the newest release the
+	// policies model; a newer one is read as that. New rejects anything
+	// that is not a version.
+	KargoVersion string `json:"kargo_version,omitempty"`
 	// Waivers are waivers from a file (see loader.LoadWaivers); annotation waivers need no setting.
 	Waivers []Waiver `json:"waivers,omitempty"`
 	// Today is the date waivers expire against (YYYY-MM-DD); empty means the clock.
@@ -109,6 +115,8 @@ type Evaluator struct {
 	parallel int // Parallelism's setting: 0 is one worker per CPU
 	query    rego.PreparedEvalQuery
 	rules    []Rule
+
+	kargo KargoVersion
 
 	mu       sync.Mutex
 	prepared map[string]rego.PreparedEvalQuery
@@ -171,6 +179,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if s.Today != "" {
 		settings["today"] = s.Today
 	}
+	if s.KargoVersion != "" {
+		settings["kargo_version"] = s.KargoVersion
+	}
 	if s.IgnoreAnnotationWaivers {
 		settings["annotation_waivers"] = false
 	}
@@ -186,8 +197,56 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
 	}
-	return &Evaluator{compiler: c.compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: c.rules}, nil
+	e := &Evaluator{compiler: c.compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: c.rules}
+	newer := false
+	if e.kargo, newer, err = e.kargoVersion(ctx); err != nil {
+		return nil, err
+	}
+	if s.KargoVersion != "" && e.kargo.Assumed {
+		return nil, &SettingError{Setting: "Kargo version", Value: s.KargoVersion, Want: "a release such as v1.9 or 1.10.3"}
+	}
+	if newer {
+		e.kargo.Named = s.KargoVersion
+	}
+	return e, nil
 }
+
+// SettingError is a setting New cannot use.
+type SettingError struct {
+	Setting, Value, Want string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("invalid %s %q: want %s", e.Setting, e.Value, e.Want)
+}
+
+// kargoQuery reads the Kargo version the policies follow under the settings.
+const kargoQuery = "x = data.lib.flipflop.config.kargo_report with data.lib.flipflop.config.settings as data.flipflop_settings"
+
+// kargoVersion asks the policies which Kargo version they follow, whether
+// the settings named it, and whether they named a newer one than the
+// policies model: the one model of versions is theirs.
+func (e *Evaluator) kargoVersion(ctx context.Context) (KargoVersion, bool, error) {
+	pq, err := e.prepare(ctx, kargoQuery)
+	if err != nil {
+		return KargoVersion{}, false, err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(ast.NewArray()))
+	if err != nil {
+		return KargoVersion{}, false, fmt.Errorf("evaluating policies: %w", err)
+	}
+	x, _ := binding(rs, "x").(map[string]any)
+	v, _ := x["version"].(string)
+	named, _ := x["named"].(bool)
+	newer, _ := x["newer"].(bool)
+	if v == "" {
+		return KargoVersion{}, false, fmt.Errorf("evaluating policies: the Kargo version is undefined")
+	}
+	return KargoVersion{Version: v, Assumed: !named}, newer, nil
+}
+
+// Kargo returns the Kargo version the policies follow.
+func (e *Evaluator) Kargo() KargoVersion { return e.kargo }
 
 // compiled is the embedded policies compiled, with the rules their METADATA
 // describes: the same for every Evaluator, whatever its settings (they live
@@ -411,7 +470,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("evaluating policies: %s is undefined", Query)
 	}
-	return newReport(rs[0].Expressions[0].Value, len(objs))
+	report, err := newReport(rs[0].Expressions[0].Value, len(objs))
+	if err != nil {
+		return nil, err
+	}
+	k := e.kargo
+	report.Kargo = &k
+	return report, nil
 }
 
 // Analyze evaluates findings and the model together, in one evaluation: for
@@ -435,6 +500,8 @@ func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOpt
 	if err != nil {
 		return nil, nil, err
 	}
+	k := e.kargo
+	report.Kargo = &k
 	m, err := newModel(x["model"])
 	if err != nil {
 		return nil, nil, err

@@ -109,6 +109,24 @@ type Report struct {
 	// Rendered lists the directories read as Helm charts or kustomizations
 	// (absent when every path was read as plain YAML).
 	Rendered []RenderedRoot `json:"rendered,omitempty"`
+	// Kargo is the Kargo version the findings assume (set by Evaluate and
+	// Analyze).
+	Kargo *KargoVersion `json:"kargo,omitempty"`
+}
+
+// KargoVersion is the Kargo release the policies read the estate as.
+type KargoVersion struct {
+	// Version is the release, "v1.11.2".
+	Version string `json:"version"`
+	// Assumed is true when no setting named a version: Version is then the
+	// newest release the policies model.
+	Assumed bool `json:"assumed"`
+	// Named is the version as the setting named it, when that is not
+	// Version (a release newer than the newest the policies model).
+	Named string `json:"named,omitempty"`
+	// Source says where a named version came from ("--kargo-version",
+	// ".flipflop.yaml:3", the cluster): the caller's to set.
+	Source string `json:"source,omitempty"`
 }
 
 // sortFindings orders findings by severity (most severe first), rule, then

@@ -507,3 +507,97 @@ func TestDeployManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// kargoController is the Kargo controller's Deployment as Kargo's Helm chart
+// labels it, running version.
+func kargoController(ns, version string) *unstructured.Unstructured {
+	labels := map[string]any{"app.kubernetes.io/name": "kargo", "app.kubernetes.io/component": "controller", "app.kubernetes.io/instance": "kargo"}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "kargo-controller", "namespace": ns, "labels": mergeLabels(labels, map[string]any{"app.kubernetes.io/version": version})},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "controller", "image": "ghcr.io/akuity/kargo:" + version}}},
+			},
+		},
+	}}
+}
+
+func mergeLabels(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// With --cluster and no version named, the findings follow the Kargo the
+// cluster runs (its controller's version label): a desiredCommitFromStep is
+// a pin on v1.2 and a field that fails every promotion on v1.3 and later.
+// A version named on the command line wins, and a user who may not list
+// Deployments gets the newest version, said to be assumed.
+func TestClusterKargoVersion(t *testing.T) {
+	bin := tool(t, "FLIPFLOP_BIN")
+	env := kube.Env(t)
+	sample := filepath.Join("policies", "rules", "unsupported_field", "samples", "fires", "desired-commit-from-step")
+	type kargoReport struct {
+		Findings []struct {
+			Rule string `json:"rule"`
+		} `json:"findings"`
+		Kargo struct {
+			Version, Source string
+			Assumed         bool
+		} `json:"kargo"`
+	}
+	check := func(kubeconfig string, extra ...string) kargoReport {
+		t.Helper()
+		args := append([]string{"check", "-o", "json", "--fail-on", "never", "--cluster", "--kubeconfig", kubeconfig, "-n", "versions", sample}, extra...)
+		stdout, stderr, code := runCmd(t, "..", bin, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
+		}
+		var r kargoReport
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("JSON: %v\n%s", err, stdout)
+		}
+		return r
+	}
+	rules := func(r kargoReport) string {
+		var rs []string
+		for _, f := range r.Findings {
+			rs = append(rs, f.Rule)
+		}
+		return strings.Join(rs, ",")
+	}
+
+	r := check(env.Kubeconfig)
+	if r.Kargo.Version != "v1.11.2" || !r.Kargo.Assumed || !strings.Contains(r.Kargo.Source, "no Deployment labelled") || rules(r) != "unsupported-field" {
+		t.Errorf("no controller: %+v, findings %s", r.Kargo, rules(r))
+	}
+
+	controller := kargoController("kargo", "v1.2.4")
+	applyObjs(t, env, controller)
+	t.Cleanup(func() { _ = env.Delete(context.Background(), controller) })
+	r = check(env.Kubeconfig)
+	if r.Kargo.Version != "v1.2.4" || r.Kargo.Assumed || r.Kargo.Source != "cluster: Deployment kargo/kargo-controller (app.kubernetes.io/version)" || rules(r) != "" {
+		t.Errorf("v1.2.4 controller: %+v, findings %q", r.Kargo, rules(r))
+	}
+	r = check(env.Kubeconfig, "--kargo-version", "v1.3.0")
+	if r.Kargo.Version != "v1.3.0" || r.Kargo.Source != "--kargo-version" || rules(r) != "unsupported-field" {
+		t.Errorf("named over the cluster's: %+v, findings %q", r.Kargo, rules(r))
+	}
+
+	kc := grant(t, env, "bob", "flipflop-no-deployments", map[string][]string{
+		"argoproj.io":     {"applications", "applicationsets"},
+		"kargo.akuity.io": {"stages", "promotiontasks", "clusterpromotiontasks", "warehouses", "projects"},
+	})
+	r = check(kc)
+	if r.Kargo.Version != "v1.11.2" || !r.Kargo.Assumed || !strings.Contains(r.Kargo.Source, "forbidden") {
+		t.Errorf("no permission to list Deployments: %+v", r.Kargo)
+	}
+}

@@ -104,11 +104,12 @@ func sortVerdicts(vs []verdict) []string {
 }
 
 // flipflopVerdicts runs `flipflop check -o json` on dir (relative to the repo root).
-func flipflopVerdicts(t *testing.T, bin, dir string) []string {
+func flipflopVerdicts(t *testing.T, bin, dir string, flags ...string) []string {
 	t.Helper()
 	// --allow-empty: a rule's sample may hold only what the rule reads (a
 	// PromotionTask with a repeated key, say), no Stage or Application.
-	stdout, stderr, code := runCmd(t, "..", bin, "check", "-o", "json", "--fail-on", "never", "--allow-empty", dir)
+	args := append([]string{"check", "-o", "json", "--fail-on", "never", "--allow-empty"}, flags...)
+	stdout, stderr, code := runCmd(t, "..", bin, append(args, dir)...)
 	if code != 0 {
 		t.Fatalf("flipflop check %s: exit %d: %s", dir, code, stderr)
 	}

@@ -21,12 +21,14 @@ import (
 )
 
 // malformedOnPurpose are the estates built to hold objects a cluster or
-// Kargo's step schemas reject: the invalid-object rule's firing samples, and a
+// Kargo's step schemas reject: the invalid-object rule's firing samples, a
 // selector with no criterion (unmatched-application-selector reports that
-// Kargo rejects it). The API server or a step schema must reject each.
+// Kargo rejects it), and the fields unsupported-field reports as removed from
+// the newest Kargo. The API server or a step schema must reject each.
 var malformedOnPurpose = []string{
 	"policies/rules/invalid_object/samples/fires/",
 	"policies/rules/unmatched_application_selector/samples/fires/empty-selector/",
+	"policies/rules/unsupported_field/samples/fires/",
 }
 
 // Every object flipflop ships or prints for people to use is one a real cluster

@@ -17,6 +17,9 @@ type WaiverFile struct {
 	// Exclude lists patterns of paths not to read (see Exclude), relative to
 	// the file's directory.
 	Exclude []string `yaml:"exclude"`
+	// KargoVersion is the Kargo release the estate runs on (--kargo-version
+	// wins over it).
+	KargoVersion string `yaml:"kargoVersion"`
 }
 
 // Config is what a configuration file (WaiverFile) holds, ready to use.
@@ -25,6 +28,9 @@ type Config struct {
 	// Exclude are the file's exclude patterns, relative to its directory,
 	// with their file and line as Source.
 	Exclude []Exclude
+	// KargoVersion is the file's kargoVersion ("" when it names none), and
+	// KargoVersionSource its file and line.
+	KargoVersion, KargoVersionSource string
 }
 
 // LoadWaivers reads the waivers of a configuration file under the rules of a
@@ -76,7 +82,7 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &evaluator.LoadError{Path: path, Line: root.Line, Message: "a configuration file is a mapping: waivers: [{rule, resources, reason, expires}], exclude: [patterns]"}
+		return nil, &evaluator.LoadError{Path: path, Line: root.Line, Message: "a configuration file is a mapping: waivers: [{rule, resources, reason, expires}], exclude: [patterns], kargoVersion: v1.x"}
 	}
 	var wf WaiverFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -88,8 +94,11 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 	// Lines of each entry, for findings about the waivers themselves and
 	// for the sources of exclude patterns.
 	var excludeLines []int
+	kargoLine := 0
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		switch {
+		case root.Content[i].Value == "kargoVersion":
+			kargoLine = root.Content[i+1].Line
 		case root.Content[i].Value == "waivers" && root.Content[i+1].Kind == yaml.SequenceNode:
 			for j, item := range root.Content[i+1].Content {
 				if j < len(wf.Waivers) {
@@ -105,7 +114,10 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 	for i := range wf.Waivers {
 		wf.Waivers[i].File = path
 	}
-	c := &Config{Waivers: wf.Waivers}
+	c := &Config{Waivers: wf.Waivers, KargoVersion: wf.KargoVersion}
+	if wf.KargoVersion != "" {
+		c.KargoVersionSource = fmt.Sprintf("%s:%d", path, kargoLine)
+	}
 	for i, pattern := range wf.Exclude {
 		source := path + ":exclude"
 		if i < len(excludeLines) {

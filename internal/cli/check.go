@@ -71,6 +71,9 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	report.Excluded = in.excluded
 	report.Rendered = in.rendered
 	report.Summary.Skipped = in.skipped
+	if report.Kargo != nil {
+		report.Kargo.Source = in.kargoSource
+	}
 	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}); err != nil {
 		return err
 	}

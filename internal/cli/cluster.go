@@ -130,6 +130,21 @@ func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []ev
 	return cluster.Merge(objs, first), errs, nil
 }
 
+// kargoVersion reads the Kargo version of the cluster's controller, and where
+// it was read or why it could not be ("" and why).
+func (c *clusterFlags) kargoVersion(ctx context.Context) (string, string) {
+	cfg, _, err := cluster.Config(cluster.ConfigOptions{
+		Kubeconfig: c.kubeconfig,
+		Context:    c.context,
+		Timeout:    c.timeout,
+		UserAgent:  "flipflop/" + version.String(),
+	})
+	if err != nil {
+		return "", "the cluster's Kargo version could not be read"
+	}
+	return cluster.KargoVersion(ctx, cfg)
+}
+
 // programName is how the user invoked flipflop: "kubectl flipflop" when the
 // binary runs as the kubectl plugin kubectl-flipflop, else "flipflop".
 func programName() string {

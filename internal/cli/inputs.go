@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,7 @@ import (
 // share them.
 type inputFlags struct {
 	defaultBranch    string
+	kargoVersion     string
 	argocdNamespaces []string
 	maxFileSize      int64
 	repoRoots        []string
@@ -39,6 +41,7 @@ type inputFlags struct {
 	cluster          clusterFlags
 
 	configExclude []loader.Exclude // exclude: of the configuration file, set by settings
+	kargoSource   string           // where the Kargo version came from, set by settings
 }
 
 // Read modes: how directories are read.
@@ -76,6 +79,7 @@ func (in *inputFlags) register(fs *pflag.FlagSet) {
 func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage string) {
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
+	fs.StringVar(&in.kargoVersion, "kargo-version", "", "the Kargo release the estate runs on (v1.9, 1.10.3): step fields and annotations are read as it reads them (default: kargoVersion in "+DefaultWaiversFile+", else, reading a cluster, its Kargo controller's, else the newest release flipflop models)")
 	fs.StringArrayVar(&in.repoRoots, "repo-root", nil, "a local checkout of a repository that ApplicationSet git generators read: expands them exactly (repeatable)")
 	fs.StringVar(&in.waiversFile, "waivers", "", "waivers file: waivers: [{rule, resources: [Kind/namespace/name globs], reason, expires}] (default "+DefaultWaiversFile+" when present)")
 	fs.BoolVar(&in.noWaivers, "no-waivers", false, "trust nothing the inputs bring: no flipflop.dev/ignore annotations, no "+DefaultWaiversFile+" (its waivers and excludes), no "+loader.DefaultIgnoreFile+" files; only --waivers FILE and --exclude: for CI that must not let a pull request waive or hide its own findings")
@@ -138,6 +142,12 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 		}
 		s.Waivers = c.Waivers
 		in.configExclude = c.Exclude
+		if c.KargoVersion != "" {
+			s.KargoVersion, in.kargoSource = c.KargoVersion, c.KargoVersionSource
+		}
+	}
+	if in.kargoVersion != "" {
+		s.KargoVersion, in.kargoSource = in.kargoVersion, "--kargo-version"
 	}
 	return s, nil
 }
@@ -225,6 +235,8 @@ type loaded struct {
 	// empty: the inputs hold nothing to check (errs says so unless --allow-empty).
 	empty   bool
 	skipped int // objects of kinds no rule reads, dropped unconverted
+	// kargoSource says where the Kargo version came from (report.Kargo.Source).
+	kargoSource string
 }
 
 // prepare validates the input flags, builds the evaluator and reads the inputs:
@@ -239,13 +251,28 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	}
 	ev, err := evaluator.New(ctx, settings)
 	if err != nil {
+		var se *evaluator.SettingError
+		if errors.As(err, &se) {
+			return nil, usagef("%s: %v", in.kargoSource, err)
+		}
 		return nil, err
 	}
 	r, err := in.load(ctx, paths, stdio)
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped}
+	if settings.KargoVersion == "" && in.cluster.enabled() {
+		// No version named: the cluster's controller says which it runs.
+		v, source := in.cluster.kargoVersion(ctx)
+		if v != "" {
+			settings.KargoVersion = v
+			if ev, err = evaluator.New(ctx, settings); err != nil {
+				return nil, err
+			}
+		}
+		in.kargoSource = source
+	}
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped, kargoSource: in.kargoSource}
 	if err := l.checkEmpty(ctx, in, paths); err != nil {
 		return nil, err
 	}
@@ -301,6 +328,9 @@ func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluat
 		return nil, nil, err
 	}
 	report.Summary.Skipped = l.skipped
+	if report.Kargo != nil {
+		report.Kargo.Source = l.kargoSource
+	}
 	return model, report, nil
 }
 

@@ -163,6 +163,7 @@ baseline := b if {
 	props := map[string]any{
 		"defaultBranch":     map[string]any{"type": "string", "description": "The branch HEAD stands for (default: main or master, whichever the estate uses)."},
 		"argocdNamespace":   map[string]any{"type": "string", "description": "Namespace of Applications when a manifest omits it (default argocd)."},
+		"kargoVersion":      map[string]any{"type": "string", "pattern": `^v?[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,6})?([-+][0-9A-Za-z.+-]*)?$`, "description": "The Kargo release the cluster runs (v1.9, 1.10.3): step fields and the authorized-stage annotation are read as it reads them (default: the newest release flipflop models)."},
 		"annotationWaivers": map[string]any{"type": "boolean", "description": "false ignores flipflop.dev/ignore annotations (default true: an annotation waives a finding when every Kargo project it involves agreed)."},
 	}
 	for k, v := range params {

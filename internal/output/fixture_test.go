@@ -123,6 +123,7 @@ func fixtureReport() *evaluator.Report {
 			{Path: "missing.yaml", Message: "no such file or directory"},
 		},
 		Summary: evaluator.Summary{Objects: 7, Error: 1, Warning: 1, Info: 1, Waived: 1},
+		Kargo:   &evaluator.KargoVersion{Version: "v1.9.0", Source: ".flipflop.yaml:2"},
 	}
 }
 
@@ -132,5 +133,6 @@ func cleanReport() *evaluator.Report {
 		Findings: []evaluator.Finding{},
 		Errors:   []evaluator.LoadError{},
 		Summary:  evaluator.Summary{Objects: 6},
+		Kargo:    &evaluator.KargoVersion{Version: "v1.11.2", Assumed: true},
 	}
 }

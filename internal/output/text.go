@@ -67,6 +67,9 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 	fmt.Fprintf(&b, "%s: %s, %s, %s",
 		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
+	if k := kargoNote(report.Kargo); k != "" {
+		b.WriteString(pal.dim(k) + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -104,6 +107,33 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 			b.WriteString(textwrap.Wrap(why+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
 		}
 	}
+}
+
+// kargoNote says which Kargo version the findings assume, and why: the
+// version-dependent facts (fields a step may have, how the authorized-stage
+// annotation is read) follow it.
+func kargoNote(k *evaluator.KargoVersion) string {
+	if k == nil || k.Version == "" {
+		return ""
+	}
+	if k.Assumed {
+		s := "Kargo " + k.Version + " assumed, the newest release flipflop models (name yours with --kargo-version)"
+		if k.Source != "" {
+			s += "; " + k.Source
+		}
+		return safetext.Text(s)
+	}
+	s := "Kargo " + k.Version
+	if k.Named != "" {
+		s = "Kargo " + k.Named
+	}
+	if k.Source != "" {
+		s += " (from " + k.Source + ")"
+	}
+	if k.Named != "" {
+		s += ", read as " + k.Version + ", the newest release flipflop models"
+	}
+	return safetext.Text(s)
 }
 
 // objectsChecked opens the summary line: "6 objects checked", and how many

@@ -18,7 +18,7 @@
 #   of the object as it was (a status write): neither runs the rule. Audit (no
 #   operation) reports every finding involving the object; for a task, those it
 #   contributes to.
-#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace,
+#   Settings come from the constraint's parameters (defaultBranch, argocdNamespace, kargoVersion,
 #   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
@@ -338,7 +338,7 @@ same(ref, kind, ns, name) if {
 
 settings := object.union(
 	{k: v |
-		some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"]]
+		some [param, k] in [["defaultBranch", "default_branch"], ["argocdNamespace", "argocd_namespace"], ["kargoVersion", "kargo_version"]]
 		v := input.parameters[param]
 		is_string(v)
 		v != ""

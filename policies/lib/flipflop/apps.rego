@@ -8,6 +8,7 @@ package lib.flipflop.apps
 
 import data.lib.flipflop.application
 import data.lib.flipflop.appsets
+import data.lib.flipflop.config
 import data.lib.flipflop.labels
 import data.lib.flipflop.objects
 
@@ -138,11 +139,16 @@ pattern_candidates(name, scope) := {i |
 }
 
 # auth_stages returns the set of "project:stage" entries an Application's
-# kargo.akuity.io/authorized-stage annotation authorizes, read as Kargo v1.11
-# reads it (pkg/api/stage.go, AuthorizedStages): a comma-separated list, each
-# entry and the project and Stage around its first ":" trimmed, empty entries
-# skipped. One malformed or glob entry makes Kargo reject the whole value: then
-# the set is empty and auth_error says why.
+# kargo.akuity.io/authorized-stage annotation authorizes, read as the Kargo
+# version followed (config.kargo) reads it. From v1.11 (pkg/api/stage.go,
+# AuthorizedStages): a comma-separated list, each entry and the project and
+# Stage around its first ":" trimmed, empty entries skipped; one malformed or
+# glob entry makes Kargo reject the whole value. v0.9 to v1.10
+# (argocd_updater.go, authorizeArgoCDAppUpdate): the whole value is one
+# "project:stage", split at its first ":" and compared as written; a "*" in
+# it is rejected. Up to v0.8 (internal/controller/promotion/argocd.go) each
+# side is a glob. When Kargo rejects the value, the set is empty and
+# auth_error says why.
 auth_stages(app) := {sprintf("%s:%s", [e.project, e.stage]) | some e in entries} if {
 	entries := auth_entries(app)
 	every e in entries {
@@ -150,18 +156,28 @@ auth_stages(app) := {sprintf("%s:%s", [e.project, e.stage]) | some e in entries}
 	}
 } else := set()
 
+# auth_entries: the entries of the annotation, as the version followed splits it.
 auth_entries(app) := [auth_entry(e) |
 	v := object.get(app.annotations, "kargo.akuity.io/authorized-stage", "")
 	is_string(v)
 	some raw in split(v, ",")
 	e := trim_space(raw)
 	e != ""
+] if {
+	config.kargo_lists_stages
+} else := [auth_entry(v) |
+	v := object.get(app.annotations, "kargo.akuity.io/authorized-stage", "")
+	is_string(v)
 ]
 
-auth_entry(e) := {"entry": e, "project": trim_space(substring(e, 0, i)), "stage": trim_space(substring(e, i + 1, -1))} if {
+auth_entry(e) := {"entry": e, "project": trim_space(substring(e, 0, i)), "stage": trim_space(substring(e, i + 1, -1)), "colon": true} if {
+	config.kargo_lists_stages
 	i := indexof(e, ":")
 	i >= 0
-} else := {"entry": e, "project": "", "stage": ""}
+} else := {"entry": e, "project": substring(e, 0, i), "stage": substring(e, i + 1, -1), "colon": true} if {
+	i := indexof(e, ":")
+	i >= 0
+} else := {"entry": e, "project": "", "stage": "", "colon": false}
 
 # auth_error is the error Kargo parses the annotation with ("" when it
 # authorizes the Stages auth_stages lists, or when there is no annotation):
@@ -170,12 +186,19 @@ auth_error(app) := errors[0] if {
 	errors := [entry_error(e) | some e in auth_entries(app); entry_error(e) != ""]
 	count(errors) > 0
 } else := sprintf("no authorized Stages found in %q", [v]) if {
+	config.kargo_lists_stages
 	v := app.annotations["kargo.akuity.io/authorized-stage"]
 	is_string(v)
 	count(auth_entries(app)) == 0
 } else := ""
 
-entry_error(e) := "" if {
+# entry_error: why the version followed rejects an entry ("" when it does not).
+entry_error(e) := listed_entry_error(e) if config.kargo_lists_stages
+
+else := value_error(e)
+
+# listed_entry_error: how v1.11 on rejects an entry of its list.
+listed_entry_error(e) := "" if {
 	e.project != ""
 	e.stage != ""
 	not contains(e.entry, "*")
@@ -183,8 +206,29 @@ entry_error(e) := "" if {
 	"" in {e.project, e.stage}
 } else := sprintf("invalid authorized Stage %q: deprecated glob expressions are no longer supported", [e.entry])
 
-# authorizes reports whether an Application authorizes project:stage.
-authorizes(app, project, stage) if sprintf("%s:%s", [project, stage]) in auth_stages(app)
+# value_error: how v0.9 to v1.10 reject the annotation's value (v0.8 and
+# earlier reject only a value without ":").
+value_error(e) := sprintf("unable to parse value of annotation %q (%q)", ["kargo.akuity.io/authorized-stage", e.entry]) if {
+	not e.colon
+} else := sprintf("deprecated glob expression in annotation %q (%q)", ["kargo.akuity.io/authorized-stage", e.entry]) if {
+	config.kargo_rejects_globs
+	contains(e.entry, "*")
+} else := ""
+
+# authorizes reports whether an Application authorizes project:stage (up to
+# Kargo v0.8, each side of its one entry is a glob).
+authorizes(app, project, stage) if {
+	config.kargo_rejects_globs
+	sprintf("%s:%s", [project, stage]) in auth_stages(app)
+}
+
+authorizes(app, project, stage) if {
+	not config.kargo_rejects_globs
+	some e in auth_entries(app)
+	e.colon
+	glob.match(e.project, [], project)
+	glob.match(e.stage, [], stage)
+}
 
 # selector_matches evaluates a Kubernetes label selector against labels.
 selector_matches(sel, l) if labels.matches(sel, l)

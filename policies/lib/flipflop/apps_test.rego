@@ -212,6 +212,40 @@ test_authorized_stage_missing_or_other if {
 	not apps.authorizes({"annotations": {"kargo.akuity.io/authorized-stage": "*:*"}}, "acme", "dev")
 }
 
+# The annotation as each Kargo version reads it: a list from v1.11; one
+# "project:stage", compared as written, from v0.9 to v1.10; globs up to v0.8.
+annotated(value) := {"annotations": {"kargo.akuity.io/authorized-stage": value}}
+
+on(v) := {"kargo_version": v}
+
+test_authorized_stage_by_version if {
+	apps.authorizes(annotated("acme:qa, acme:dev"), "acme", "dev") with data.lib.flipflop.config.settings as on("v1.11.0")
+	not apps.authorizes(annotated("acme:qa, acme:dev"), "acme", "dev") with data.lib.flipflop.config.settings as on("v1.10.9")
+	not apps.authorizes(annotated("acme:qa,acme:dev"), "acme", "qa") with data.lib.flipflop.config.settings as on("v1.10.9")
+	apps.authorizes(annotated("acme:dev"), "acme", "dev") with data.lib.flipflop.config.settings as on("v1.10.9")
+
+	# v1.10 compares what it splits as written: no trimming
+	apps.authorizes(annotated(" acme : dev "), "acme", "dev") with data.lib.flipflop.config.settings as on("v1.11.2")
+	not apps.authorizes(annotated(" acme:dev"), "acme", "dev") with data.lib.flipflop.config.settings as on("v1.10.9")
+
+	# globs: rejected from v0.9, matched up to v0.8 (gobwas globs, no separator)
+	not apps.authorizes(annotated("acme:*"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.9.0")
+	apps.authorizes(annotated("acme:*"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.8.4")
+	apps.authorizes(annotated("*:*"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.8.4")
+	apps.authorizes(annotated("acme:d?v"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.8.4")
+	not apps.authorizes(annotated("acme:q*"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.8.4")
+	not apps.authorizes(annotated("acme"), "acme", "dev") with data.lib.flipflop.config.settings as on("v0.8.4")
+}
+
+test_authorized_stage_errors_by_version if {
+	apps.auth_error(annotated("acme:*")) == `invalid authorized Stage "acme:*": deprecated glob expressions are no longer supported`
+	apps.auth_error(annotated("acme:*")) == `deprecated glob expression in annotation "kargo.akuity.io/authorized-stage" ("acme:*")` with data.lib.flipflop.config.settings as on("v1.10.0")
+	apps.auth_error(annotated("acme")) == `unable to parse value of annotation "kargo.akuity.io/authorized-stage" ("acme")` with data.lib.flipflop.config.settings as on("v1.10.0")
+	apps.auth_error(annotated("acme:")) == "" with data.lib.flipflop.config.settings as on("v1.10.0")
+	apps.auth_error(annotated("acme:")) == `invalid authorized Stage "acme:": expected format "<project>:<stage>"`
+	apps.auth_error(annotated("acme:*")) == "" with data.lib.flipflop.config.settings as on("v0.8.0")
+}
+
 # ---------------------------------------------------------------------------
 # Label selectors
 

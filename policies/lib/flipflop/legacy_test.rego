@@ -134,3 +134,20 @@ test_foreign_writer_moves_a_legacy_pin if {
 	finding.details.pinningStages == ["acme/dev"]
 	finding.details.writingStages == ["acme/qa"]
 }
+
+# A run that names a Kargo version from v1.0 on reads no promotionMechanisms:
+# the Stage CRD no longer has the field, and the Stage promotes nothing.
+test_mechanisms_dropped_on_a_named_v1 if {
+	estate := f.estate([
+		warehouse("wh", [f.repo]),
+		f.app("dev", "main"), f.app("qa", "main"),
+		legacy("dev", from_warehouse, "main", "dev"),
+		legacy("qa", {"upstreamStages": [{"name": "dev"}]}, "main", "qa"),
+	])
+	count(model.pins) == 2 with input as estate
+	count(model.pins) == 2 with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v0.8.4"}
+	count(model.pins) == 0 with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.0"}
+	count(model.writers) == 0 with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.0"}
+	[s.key | some s in model.legacy_dropped] == ["acme/dev", "acme/qa"] with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.11"}
+	model.legacy_dropped == [] with input as estate
+}

@@ -456,20 +456,9 @@ test_describe if {
 }
 
 # ---------------------------------------------------------------------------
-# 9. Legacy desiredCommitFromStep
+# 9. Legacy desiredCommitFromStep (model_versions_test.rego)
 
 legacy_rows := [[p.pointer.key, p.desired, p.desired_class, p.legacy_field, p.exact] | some p in model.pins]
-
-test_desired_commit_from_step_pins if {
-	entry := {"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": "commit"}]}
-	legacy_rows == [["github.com/acme/deploy@main", "${{ outputs.commit.commit }}", "own", true, true]] with input as entry_estate(entry)
-}
-
-test_desired_commit_from_step_with_update_target_revision_is_no_pin if {
-	entry := {"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": "commit", "updateTargetRevision": true}]}
-	legacy_rows == [] with input as entry_estate(entry)
-	legacy_rows == [] with input as entry_estate({"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": ""}]})
-}
 
 # ---------------------------------------------------------------------------
 # Groupings

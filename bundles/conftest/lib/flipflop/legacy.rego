@@ -22,6 +22,7 @@ import data.lib.flipflop.stages
 # updates lists every argoCDAppUpdates entry of every Stage, shaped like an
 # argocd-update app entry (stage, step, index, namespace, name).
 updates := [u |
+	read
 	some s in stages.records
 	some i, entry in objects.array_at(s.legacy, ["argoCDAppUpdates"])
 	is_object(entry)
@@ -48,6 +49,12 @@ updates := [u |
 		"name": objects.string_at(entry, ["appName"]),
 	}
 ]
+
+# read: the model reads promotionMechanisms, as Kargo v0.8 and earlier do: unless
+# the run names a Kargo version from v1.0 on, which no longer has the field.
+read if not config.kargo_explicit
+
+read if not config.kargo_at_least([1, 0])
 
 namespace(entry) := ns if {
 	ns := objects.string_at(entry, ["appNamespace"])

@@ -10,6 +10,7 @@ package lib.flipflop.model
 import data.lib.flipflop.apps
 import data.lib.flipflop.config
 import data.lib.flipflop.expr
+import data.lib.flipflop.legacy
 import data.lib.flipflop.objects
 import data.lib.flipflop.repo
 import data.lib.flipflop.revision
@@ -215,11 +216,12 @@ authorized(a, s) := "unknown" if {
 # Pins
 
 # desired reads an entry's desired revision: desiredRevision, or the legacy
-# desiredCommitFromStep ("" for neither).
+# desiredCommitFromStep on the versions that have it ("" for neither).
 desired(e) := e.desiredRevision if {
 	is_string(e.desiredRevision)
 	e.desiredRevision != ""
 } else := sprintf("${{ outputs.%s.commit }}", [e.desiredCommitFromStep]) if {
+	desired_commit_from_step
 	is_string(e.desiredCommitFromStep)
 	e.desiredCommitFromStep != ""
 } else := ""
@@ -306,6 +308,7 @@ step_writers := [w |
 ]
 
 legacy_writers := [w |
+	legacy.read
 	some s in stages.records
 	some k, g in objects.array_at(s.legacy, ["gitRepoUpdates"])
 	is_object(g)
