@@ -40,10 +40,11 @@ import (
 //     ApplicationSet reverts), and the authorized-stage annotation is parsed
 //     entry by entry with Kargo's errors (+25 per object: 19 of it the parse,
 //     which every targeted Application pays).
-//   - 714.1 (from 707.4), budget kept: the Kargo version setting (issue 22
+//   - 714.8 (from 707.4), budget kept: the Kargo version setting (issue 22
 //     item 5): the argocd-update fields a version lacks are looked up in each
 //     entry (one object.filter per entry), and the authorized-stage annotation
-//     is split and checked as the version reads it.
+//     is split and checked as the version reads it; the v0.9-v1.0 inference
+//     costs nothing on later versions.
 const EvaluationBudget = 720
 
 // Evaluations evaluates every rule over objs, as Evaluate does, with OPA's

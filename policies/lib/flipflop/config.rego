@@ -80,6 +80,14 @@ kargo_lists_stages if kargo_at_least([1, 11])
 # authorized-stage annotation (v0.9 on; earlier ones match it).
 kargo_rejects_globs if kargo_at_least([0, 9])
 
+# kargo_infers_revisions: the version followed checks a source that no
+# argocd-update entry gives a revision against the Freight's commit of its
+# repository (v0.9 and v1.0; v1.1 checks only what it is given).
+kargo_infers_revisions if {
+	kargo_at_least([0, 9])
+	not kargo_at_least([1, 1])
+}
+
 # parse_version reads "v1.9", "1.9.3", "v1.10.0-rc.1" as [major, minor, patch]
 # (a missing patch is 0); undefined for anything else.
 parse_version(s) := [to_number(m[1]), to_number(m[2]), patch] if {

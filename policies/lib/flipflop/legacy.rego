@@ -146,7 +146,7 @@ key(o) := sprintf("%s/%s", [o.ref.namespace, o.ref.name])
 # or names a Warehouse the inputs do not define has no entry.
 stage_origins := {s.key: names |
 	some s in stages.records
-	count(objects.array_at(s.legacy, ["argoCDAppUpdates"])) > 0
+	needs_origins(s)
 	chain := graph.reachable(upstream, {s.key})
 	every c in chain {
 		c in known_stages
@@ -156,6 +156,43 @@ stage_origins := {s.key: names |
 		warehouses[sprintf("%s/%s", [s.project, n])]
 	}
 }
+
+# needs_origins: a Stage whose checks come from its Freight: legacy
+# argoCDAppUpdates, or argocd-update steps on a Kargo that infers revisions.
+needs_origins(s) if count(objects.array_at(s.legacy, ["argoCDAppUpdates"])) > 0
+
+needs_origins(s) if {
+	config.kargo_infers_revisions
+	some step in s.steps
+	step.uses == "argocd-update"
+}
+
+# inferred_warehouses: the Warehouses whose Freight Kargo v0.9 and v1.0 look
+# the commit of an argocd-update source up in (internal/directives/origins.go,
+# getDesiredOrigin, and internal/controller/freight/finder.go, FindCommit):
+# the fromOrigin of the sources[] entry that matches the source, else of its
+# apps[] entry, else of the step; with none, every Warehouse the Stage
+# requests Freight from. Undefined when one of them is not among the inputs
+# (Kargo fails the step: unknown, no pin).
+inferred_warehouses(u, entries) := ws if {
+	o := inferred_origin(u, entries)
+	ws := object.get(warehouses, sprintf("%s/%s", [u.stage.project, o]), [])
+	count(ws) > 0
+} else := ws if {
+	not inferred_origin(u, entries)
+	names := stage_origins[u.stage.key]
+	ws := [w | some n in names; some w in warehouses[sprintf("%s/%s", [u.stage.project, n])]]
+}
+
+inferred_origin(u, entries) := [o |
+	some x in array.concat(
+		[object.get(e.entry, "fromOrigin", null) | some e in array.slice(entries, 0, 1)],
+		[object.get(u.entry, "fromOrigin", null), object.get(u.step.config, "fromOrigin", null)],
+	)
+	is_object(x)
+	object.get(x, "kind", "Warehouse") == "Warehouse"
+	o := objects.string_at(x, ["name"])
+][0]
 
 known_stages := {s.key | some s in stages.records}
 

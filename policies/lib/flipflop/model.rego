@@ -245,8 +245,11 @@ desired_class(d) := "literal" if {
 # pins of a Stage whose promotions always fail in an argocd-update step are
 # never checked, and are left out too (failing).
 pins := array.concat(
-	[object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p); not failing[p.stage.key]],
-	legacy_pins,
+	array.concat(
+		[object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p); not failing[p.stage.key]],
+		legacy_pins,
+	),
+	[p | some p in inferred_pins; not failing[p.stage.key]],
 )
 
 # pins_by_pointer groups the pins on known pointers that can be met by pointer

@@ -39,7 +39,7 @@ legacy_pins := [p |
 # pin_notes explains, for messages, what a group of pins rests on beyond the
 # argocd-update steps as written: Kargo <= 0.8 mechanisms, and rewrites of
 # targetRevision an ApplicationSet undoes.
-pin_notes(pins) := concat("", [legacy_note(pins), reverted_note(pins)])
+pin_notes(pins) := concat("", [legacy_note(pins), inferred_note(pins), reverted_note(pins)])
 
 # reverted_note: updateTargetRevision rewrote a generated Application's
 # targetRevision, and its ApplicationSet writes the template back.

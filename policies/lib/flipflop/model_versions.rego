@@ -73,3 +73,69 @@ legacy_dropped := [s |
 	some s in stages.records
 	count(s.legacy) > 0
 ]
+
+# inferred_pins: Kargo v0.9 and v1.0 check every Git source of an Application
+# an argocd-update step reaches against the Freight's commit of the source's
+# repository, unless the first sources[] entry matching it gives a revision
+# (desiredCommitFromStep) (internal/directives/argocd_revisions.go,
+# getDesiredRevisions and getDesiredRevisionForSource at v1.0.0). The commit
+# is the one a Warehouse found, never one the promotion pushes (the loop v1.1
+# ended, akuity/kargo#2980). A source no Warehouse of the Freight subscribes
+# to, or two (Kargo's "multiple requested Freight could potentially provide a
+# commit"), is checked against nothing the files can tell: no pin. An entry
+# with updateTargetRevision rewrites the source to that commit: no pin either.
+inferred_pins := [p |
+	config.kargo_infers_revisions
+	some u in updates
+	some t in u.targets
+	pinnable(u, t)
+	some src in t.app.kargo_sources
+	src.chart == ""
+	src.repo_known
+	entries := [x | some x in u.sources; x.url == src.repo_url; x.chart == ""]
+	not gives_revision(entries)
+	subscribed := [w | some w in legacy.inferred_warehouses(u, entries); legacy.subscribes(w, src.repo_id)]
+	count(subscribed) == 1
+	entry_path := inferred_entry_path(u, entries)
+	p := {
+		"id": concat("|", [u.step.id, u.entry_path, t.app.key, sprintf("%d", [src.index]), "inferred"]),
+		"stage": u.stage,
+		"step": u.step,
+		"app": t.app,
+		"source": src,
+		"pointer": pointer(src.repo_id, src.repo_known, src.rev),
+		"desired": sprintf("the Freight's commit of %s (Warehouse %s)", [src.repo_url, subscribed[0].key]),
+		"desired_class": "freight",
+		"exact": t.via == "name",
+		"via": t.via,
+		"legacy_field": false,
+		"inferred": true,
+		"app_entry_path": u.entry_path,
+		"entry_path": entry_path,
+		"repo_url": src.repo_url,
+	}
+]
+
+gives_revision(entries) if {
+	count(entries) > 0
+	desired(entries[0].entry) != ""
+}
+
+gives_revision(entries) if {
+	count(entries) > 0
+	entries[0].update_target
+}
+
+inferred_entry_path(u, entries) := sprintf("%s/sources/%d", [u.entry_path, entries[0].index]) if {
+	count(entries) > 0
+} else := u.entry_path
+
+# inferred_note explains, for messages, that a pin is Kargo v0.9 and v1.0's
+# inference ("" when no pin is).
+inferred_note(pins) := sprintf(
+	" (%s: Kargo %s checks a source no desiredCommitFromStep pins against the Freight's commit of its repository, the commit a Warehouse found; Kargo v1.1 stopped inferring it.)",
+	[concat(", ", sort({p.stage.key | some p in pins; p.inferred == true})), config.kargo_text],
+) if {
+	some p in pins
+	p.inferred == true
+} else := ""

@@ -44,3 +44,84 @@ test_desired_commit_from_step_with_update_target_revision_is_no_pin if {
 	mt.legacy_rows == [] with input as mt.entry_estate({"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": ""}]})
 		with data.lib.flipflop.config.settings as v1_2
 }
+
+# Kargo v0.9 and v1.0 infer the revision of a source no entry gives one from
+# the Freight: the commit a Warehouse found.
+v1_0 := {"kargo_version": "v1.0.2"}
+
+wh(name, repos) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Warehouse",
+	"metadata": {"name": name, "namespace": "acme"},
+	"spec": {"subscriptions": [{"git": {"repoURL": r, "branch": "main"}} | some r in repos]},
+}
+
+# requesting is a Stage that requests Freight from the Warehouses named.
+requesting(s, names) := object.union(s, {"spec": {"requestedFreight": [{"origin": {"kind": "Warehouse", "name": n}, "sources": {"direct": true}} | some n in names]}})
+
+# A Stage that reads the branch it pushes to, but tracks no revision (the
+# reader of another team's writes: it only clones main, and pushes elsewhere).
+reader(name, apps) := f.stage_steps(name, [{"uses": "argocd-update", "config": {"apps": apps}}])
+
+inferred_rows := [[p.stage.key, p.pointer.key, p.desired_class, p.desired] | some p in model.pins; p.inferred]
+
+test_inferred_from_the_freight if {
+	e := f.estate([wh("wh", [f.repo]), f.app("dev", "main"), requesting(reader("dev", [f.no_pin("dev")]), ["wh"])])
+	inferred_rows == [["acme/dev", "github.com/acme/deploy@main", "freight", "the Freight's commit of https://github.com/acme/deploy.git (Warehouse acme/wh)"]] with input as e
+		with data.lib.flipflop.config.settings as v1_0
+
+	# v1.1 checks only what it is given; v0.8 Stages have no steps
+	inferred_rows == [] with input as e
+	inferred_rows == [] with input as e with data.lib.flipflop.config.settings as {"kargo_version": "v1.1.0"}
+}
+
+test_inferred_needs_one_subscribed_warehouse if {
+	no_sub := f.estate([wh("wh", ["https://github.com/acme/other.git"]), f.app("dev", "main"), requesting(reader("dev", [f.no_pin("dev")]), ["wh"])])
+	inferred_rows == [] with input as no_sub with data.lib.flipflop.config.settings as v1_0
+	two := f.estate([wh("a", [f.repo]), wh("b", [f.repo]), f.app("dev", "main"), requesting(reader("dev", [f.no_pin("dev")]), ["a", "b"])])
+	inferred_rows == [] with input as two with data.lib.flipflop.config.settings as v1_0
+
+	# fromOrigin picks one of them
+	picked := f.estate([
+		wh("a", [f.repo]), wh("b", [f.repo]), f.app("dev", "main"),
+		requesting(reader("dev", [{"name": "dev", "fromOrigin": {"kind": "Warehouse", "name": "b"}}]), ["a", "b"]),
+	])
+	[r[3] | some r in inferred_rows] == ["the Freight's commit of https://github.com/acme/deploy.git (Warehouse acme/b)"] with input as picked
+		with data.lib.flipflop.config.settings as v1_0
+
+	missing := f.estate([f.app("dev", "main"), requesting(reader("dev", [f.no_pin("dev")]), ["wh"])])
+	inferred_rows == [] with input as missing with data.lib.flipflop.config.settings as v1_0
+}
+
+test_inferred_not_where_a_revision_is_given if {
+	given := f.estate([
+		wh("wh", [f.repo]), f.app("dev", "main"),
+		requesting(reader("dev", [{"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": "push"}]}]), ["wh"]),
+	])
+	inferred_rows == [] with input as given with data.lib.flipflop.config.settings as v1_0
+	rewritten := f.estate([
+		wh("wh", [f.repo]), f.app("dev", "main"),
+		requesting(reader("dev", [{"name": "dev", "sources": [{"repoURL": f.repo, "updateTargetRevision": true}]}]), ["wh"]),
+	])
+	inferred_rows == [] with input as rewritten with data.lib.flipflop.config.settings as v1_0
+}
+
+# The loop v1.1 ended: a Stage that pushes to the branch its Application
+# tracks is checked against the commit the Warehouse found, never the head.
+test_inferred_on_the_branch_the_stage_pushes_is_never_met if {
+	e := f.estate([wh("wh", [f.repo]), f.app("dev", "main"), requesting(f.stage("dev", "main", [f.no_pin("dev")]), ["wh"])])
+	[p.id | some p in model.pins; model.unreachable[p.id]] != [] with input as e with data.lib.flipflop.config.settings as v1_0
+	some reason in model.unreachable with input as e with data.lib.flipflop.config.settings as v1_0
+	contains(reason, "the loop Kargo v1.1 ended")
+}
+
+# Two Stages reading main from one Warehouse, each checked against its own
+# Freight's commit while another Stage moves main: the v1.0 flip-flop.
+test_inferred_pins_contradict_a_writer if {
+	e := f.estate([
+		wh("wh", [f.repo]), f.app("dev", "main"), f.app("qa", "main"),
+		requesting(reader("dev", [f.no_pin("dev")]), ["wh"]),
+		requesting(reader("qa", [f.no_pin("qa")]), ["wh"]),
+		f.stage("writer", "main", []),
+	])
+	count(model.pins_by_pointer["github.com/acme/deploy@main"]) == 2 with input as e with data.lib.flipflop.config.settings as v1_0
+}

@@ -5,6 +5,7 @@
 # (The package's METADATA is in model.rego.)
 package lib.flipflop.model
 
+import data.lib.flipflop.config
 import data.lib.flipflop.expr
 import data.lib.flipflop.stages
 
@@ -43,6 +44,22 @@ never_met(p) := sprintf("it is the commit the Stage's own promotion produces, bu
 	every w in writes {
 		w.pointer.key != p.pointer.key
 	}
+}
+
+# The Freight's commit, which Kargo v0.9 and v1.0 infer, on a branch the
+# Stage's own promotion pushes to: the head is then the pushed commit.
+never_met(p) := sprintf(
+	concat(" ", [
+		"Kargo %s checks it against the Freight's commit, which a Warehouse found, but the Stage's own promotion pushes a new commit to %s,",
+		"which the Application then reports (the loop Kargo v1.1 ended by no longer inferring the revision, akuity/kargo#2980).",
+	]),
+	[config.kargo_text, describe(p.pointer)],
+) if {
+	p.inferred == true
+	p.pointer.known
+	p.pointer.floating
+	some w in object.get(writers_by_stage, p.stage.key, [])
+	w.pointer.key == p.pointer.key
 }
 
 # The Stage's own commit, made before the pull request that carries it into the
