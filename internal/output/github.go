@@ -36,6 +36,9 @@ func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 	fmt.Fprintf(&b, "flipflop: %s: %s, %s, %s",
 		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))
 	b.WriteString(summaryTail(report) + "\n")
+	if k := kargoNote(report.Kargo); k != "" {
+		b.WriteString("flipflop: " + k + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

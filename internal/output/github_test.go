@@ -85,16 +85,20 @@ func TestGitHub(t *testing.T) {
 	report := fixtureReport()
 	out := string(render(t, "github", report, fixtureOptions()))
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	// One command per finding that is not waived, one per load error, the summary.
-	if len(lines) != len(report.Findings)-1+len(report.Errors)+1 {
+	// One command per finding that is not waived, one per load error, the
+	// summary, and the Kargo version the findings followed.
+	if len(lines) != len(report.Findings)-1+len(report.Errors)+2 {
 		t.Fatalf("%d lines:\n%s", len(lines), out)
 	}
 	var cmds []command
-	for _, line := range lines[:len(lines)-1] {
+	for _, line := range lines[:len(lines)-2] {
 		cmds = append(cmds, parseCommand(t, line))
 	}
-	if got := lines[len(lines)-1]; got != "flipflop: 7 objects checked: 1 error, 1 warning, 1 info; 1 waived; 2 input errors" {
+	if got := lines[len(lines)-2]; got != "flipflop: 7 objects checked: 1 error, 1 warning, 1 info; 1 waived; 2 input errors" {
 		t.Errorf("summary %q", got)
+	}
+	if got := lines[len(lines)-1]; got != "flipflop: Kargo v1.9.0 (from .flipflop.yaml:2)" {
+		t.Errorf("Kargo version line %q", got)
 	}
 
 	want := []struct{ name, file, line, title string }{
@@ -126,7 +130,8 @@ func TestGitHub(t *testing.T) {
 }
 
 func TestGitHubClean(t *testing.T) {
-	if got := string(render(t, "github", cleanReport(), fixtureOptions())); got != "flipflop: 6 objects checked: 0 errors, 0 warnings, 0 info\n" {
+	if got := string(render(t, "github", cleanReport(), fixtureOptions())); got != "flipflop: 6 objects checked: 0 errors, 0 warnings, 0 info\n"+
+		"flipflop: Kargo v1.11.2 assumed, the newest release flipflop models (name yours with --kargo-version)\n" {
 		t.Errorf("clean report: %q", got)
 	}
 }

@@ -40,6 +40,9 @@ type (
 		Tool        sarifTool         `json:"tool"`
 		Invocations []sarifInvocation `json:"invocations"`
 		Results     []sarifResult     `json:"results"`
+		// Properties carry the Kargo version the findings followed
+		// (kargoVersion, kargoVersionAssumed, kargoVersionSource).
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -130,6 +133,12 @@ func writeSARIF(w io.Writer, report *evaluator.Report, opts Options) error {
 		}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: len(report.Errors) == 0}},
 		Results:     make([]sarifResult, 0, len(report.Findings)),
+	}
+	if k := report.Kargo; k != nil && k.Version != "" {
+		run.Properties = map[string]any{"kargoVersion": k.Version, "kargoVersionAssumed": k.Assumed}
+		if k.Source != "" {
+			run.Properties["kargoVersionSource"] = safetext.Text(k.Source)
+		}
 	}
 	for _, e := range report.Errors {
 		n := sarifNotification{Message: sarifMessage{Text: safetext.Text(e.Message)}, Level: "error"}
