@@ -169,17 +169,24 @@ func realWorldRows() []row {
 					t.Errorf("unknown-application %+v", ua)
 				}
 			}},
+		// Its git-commit steps use messageFromSteps, which Kargo v1.5 removed:
+		// on the newest Kargo they fail every promotion (invalid-step-config),
+		// which the README's verdicts predate.
 		{name: "c-yco HEAD", paths: []string{"c-yco__argo-kargo-multicluster-lab/argocd", "c-yco__argo-kargo-multicluster-lab/kargo"},
-			errors: []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"}},
+			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
+			warnings: []string{"invalid-step-config"}},
 		{name: "c-yco at-fd8e23e", paths: []string{"c-yco__argo-kargo-multicluster-lab/at-fd8e23e"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
-			warnings: []string{"shared-write-branch"}},
+			warnings: []string{"shared-write-branch", "invalid-step-config"}},
 		// desiredCommitFromStep, removed in Kargo v1.3.0, in a repository of
 		// 2026: on the newest Kargo every promotion of its three Stages fails
 		// at argocd-update (issue 22 item 5); the README's "none" predates the
 		// version setting, and with --kargo-version v1.2 they pin, cleanly.
+		// Its git-commit (messageFromSteps, gone in v1.5), git-open-pr and
+		// git-wait-for-pr (sourceBranchFromStep, prNumberFromStep, gone in v1.3)
+		// steps do not meet v1.11's schemas either (invalid-step-config).
 		{name: "procinger", paths: []string{"procinger__kargo-demo"},
-			warnings: []string{"unsupported-field", "unsupported-field", "unsupported-field"}},
+			warnings: []string{"unsupported-field", "invalid-step-config"}},
 		{name: "morey-tech legacy", paths: []string{"morey-tech__intro-argo-cd-kargo-demo"},
 			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
 				// The legacy Stages are read through the kargo/ kustomization.

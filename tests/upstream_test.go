@@ -24,11 +24,13 @@ import (
 // Kargo's step schemas reject: the invalid-object rule's firing samples, a
 // selector with no criterion (unmatched-application-selector reports that
 // Kargo rejects it), and the fields unsupported-field reports as removed from
-// the newest Kargo. The API server or a step schema must reject each.
+// the newest Kargo, and the step configs invalid-step-config reports. The API
+// server or a step schema must reject each.
 var malformedOnPurpose = []string{
 	"policies/rules/invalid_object/samples/fires/",
 	"policies/rules/unmatched_application_selector/samples/fires/empty-selector/",
 	"policies/rules/unsupported_field/samples/fires/",
+	"policies/rules/invalid_step_config/samples/fires/",
 }
 
 // Every object flipflop ships or prints for people to use is one a real cluster

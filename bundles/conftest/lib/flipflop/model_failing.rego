@@ -4,6 +4,7 @@
 package lib.flipflop.model
 
 import data.lib.flipflop.expr
+import data.lib.flipflop.step_configs
 
 # failing maps the key of every Stage whose promotions always fail in an
 # argocd-update step to why (the reasons' kinds, sorted). Kargo appends a
@@ -43,6 +44,12 @@ failures contains {"stage": m.update.stage.key, "reason": "unmatched-source"} if
 
 failures contains {"stage": u.stage.key, "reason": "empty-selector"} if {
 	some u in empty_selectors
+}
+
+# A step whose config Kargo's schema rejects fails every promotion that runs
+# it (lib.flipflop.step_configs; invalid-step-config reports it).
+failures contains {"stage": k, "reason": "invalid-step-config"} if {
+	some k in step_configs.failing_stages
 }
 
 # unauthorized_names lists [update, target] for every Application an

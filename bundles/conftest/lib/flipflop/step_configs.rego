@@ -1,0 +1,170 @@
+# METADATA
+# title: Step configs
+# description: |
+#   Every promotion step as written (a Stage's own, a PromotionTask's or a
+#   ClusterPromotionTask's) checked against the keys Kargo's step config schema
+#   of the version followed allows and requires (lib.flipflop.step_schemas,
+#   generated from Kargo's module): Kargo validates a step's config only when a
+#   Promotion runs the step, and fails the step on a config its schema rejects.
+#   Types are invalid-object's; the keys are checked here, at the top level and
+#   one level down. Steps Kargo does not ship (custom steps of a platform) and
+#   versions the table is not generated from are not judged.
+package lib.flipflop.step_configs
+
+import data.lib.flipflop.config
+import data.lib.flipflop.objects
+import data.lib.flipflop.stages
+import data.lib.flipflop.step_schemas
+
+# applies: the version followed is the minor release the table comes from.
+applies if array.slice(config.kargo, 0, 2) == array.slice(config.parse_version(step_schemas.version), 0, 2)
+
+# tables holds each step's nodes with their keys as sets, and the patterns
+# that clear a config in few evaluations: the top level's keys, marshalled
+# (json.marshal sorts them), match top when the top level allows them all and
+# has every key it requires; each nested node's likewise (nested: its key,
+# whether it holds a list of objects, its pattern). Only a config that is not
+# cleared is read key by key (problems).
+tables := {uses: {
+	"nodes": [{"path": n.path, "allowed": as_set(n.allowed), "required": {k | some k in n.required}} | some n in ns],
+	"top": top_pattern(ns),
+	"nested": [{"key": n.path[0], "list": count(n.path) == 2, "pattern": nested_pattern(n)} | some n in ns; count(n.path) > 0],
+} |
+	some uses, ns in step_schemas.nodes
+}
+
+as_set(null) := null
+
+as_set(keys) := {k | some k in keys} if keys != null
+
+top_pattern(ns) := concat("", ["^", keys_pattern(ns[0]), "$"]) if {
+	ns[0].path == []
+} else := "^"
+
+nested_pattern(n) := concat("", ["^", keys_pattern(n), "$"]) if {
+	count(n.path) == 1
+} else := concat("", ["^\\[(?:", keys_pattern(n), ",?)*\\]$"])
+
+# keys_pattern matches the marshalled keys of an object the node accepts: a
+# closed node's allowed keys in order, each optional unless required; an open
+# node's required keys in order, anything around them.
+keys_pattern(n) := concat("", ["\\[", concat("", [key_pattern(k, n.required) | some k in n.allowed]), "\\]"]) if {
+	n.allowed != null
+} else := concat("", ["\\[", concat("", [sprintf(`(?:[^\]]*?)"%s",?`, [regex_quote(k)]) | some k in n.required]), "[^\\]]*\\]"])
+
+key_pattern(k, required) := sprintf(`"%s",?`, [regex_quote(k)]) if k in required
+
+else := sprintf(`(?:"%s",?)?`, [regex_quote(k)])
+
+regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
+
+# invalid lists the promotion steps as written (a Stage's own, a task's)
+# whose config the schema rejects (a config that is no object is
+# invalid-object's), each with its problems: [{"field",
+# "problem": "unknown" | "missing"}], and who runs it: a Stage (stage: its
+# key) or a task (task: its key).
+invalid := array.concat(
+	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "problems": ps}) |
+		applies
+		some j, o in objects.stages
+		some i, s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+		t := tables[s.uses]
+		c := object.get(s, "config", {})
+		is_object(c)
+		not cleared(c, t)
+		ps := problems(c, t.nodes)
+		count(ps) > 0
+		r := stages.records[j]
+	],
+	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "problems": ps}) |
+		applies
+		some t in stages.task_objects
+		some i, s in objects.array_at(t.obj, ["spec", "steps"])
+		tb := tables[s.uses]
+		c := object.get(s, "config", {})
+		is_object(c)
+		not cleared(c, tb)
+		ps := problems(c, tb.nodes)
+		count(ps) > 0
+	],
+)
+
+written(ref, i, s, steps) := {
+	"ref": ref, "index": i, "alias": object.get(s, "as", sprintf("step-%d", [i])), "uses": s.uses,
+	"path": sprintf("%s/%d", [steps, i]),
+}
+
+cleared(c, t) if {
+	regex.match(t.top, json.marshal(object.keys(c)))
+	every n in t.nested {
+		nested_cleared(object.get(c, n.key, null), n)
+	}
+}
+
+nested_cleared(v, n) if {
+	n.list
+	is_array(v)
+	regex.match(n.pattern, json.marshal([object.keys(e) | some e in v; is_object(e)]))
+}
+
+nested_cleared(v, n) if {
+	not n.list
+	is_object(v)
+	regex.match(n.pattern, json.marshal(object.keys(v)))
+}
+
+# A container of another type (or none) has no keys to check: its type is
+# invalid-object's.
+nested_cleared(v, n) if {
+	n.list
+	not is_array(v)
+}
+
+nested_cleared(v, n) if {
+	not n.list
+	not is_object(v)
+}
+
+problems(c, nodes) := [p |
+	some n in nodes
+	some [where, v] in values(c, n.path)
+	some p in object_problems(v, n, where)
+]
+
+values(c, []) := [["", c]]
+
+values(c, [k]) := [[k, v] | v := object.get(c, k, null); is_object(v)]
+
+values(c, [k, "[]"]) := [[sprintf("%s[%d]", [k, i]), e] |
+	v := object.get(c, k, null)
+	is_array(v)
+	some i, e in v
+	is_object(e)
+]
+
+object_problems(v, n, where) := array.concat(
+	[{"field": field(where, k), "problem": "unknown"} | n.allowed != null; some k in (object.keys(v) - n.allowed)],
+	[{"field": field(where, k), "problem": "missing"} | some k in (n.required - object.keys(v))],
+)
+
+field("", k) := k
+
+field(where, k) := sprintf("%s.%s", [where, k]) if where != ""
+
+# failing_stages are the Stages whose promotions always fail at a step whose
+# config the schema rejects: their own steps', and those of the tasks they run.
+failing_stages contains w.stage if {
+	some w in invalid
+	w.stage != ""
+}
+
+failing_stages contains r.key if {
+	some w in invalid
+	w.task != ""
+	some j, o in objects.stages
+	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+	stages.is_task(s)
+	r := stages.records[j]
+	some t in stages.task_for(s.task, r.ctx)
+	t.key == w.task
+}

@@ -1,0 +1,77 @@
+package lib.flipflop.step_configs_test
+
+import data.lib.flipflop.fixtures as f
+import data.lib.flipflop.model
+import data.lib.flipflop.step_configs as sc
+
+steps_estate(steps) := f.estate([f.stage_steps("dev", steps)])
+
+rows := [[w.alias, p.field, p.problem] | some w in sc.invalid; some p in w.problems]
+
+push := {"uses": "git-push", "as": "push", "config": {"path": "./out"}}
+
+clone := {"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./out"}]}}
+
+test_valid_steps_have_no_problems if {
+	rows == [] with input as steps_estate([clone, push, {"uses": "git-commit", "config": {"path": "./out", "message": "m", "author": {"name": "a", "email": "e"}}}])
+}
+
+test_missing_and_unknown_keys if {
+	rows == [["push", "path", "missing"]] with input as steps_estate([{"uses": "git-push", "as": "push", "config": {"targetBranch": "main"}}])
+	rows == [
+		["commit", "messageFromSteps", "unknown"],
+		["commit", "message", "missing"],
+	] with input as steps_estate([{"uses": "git-commit", "as": "commit", "config": {"path": "./out", "messageFromSteps": ["x"]}}])
+
+	# a step with no config lacks what its schema requires
+	rows == [["push", "path", "missing"]] with input as steps_estate([{"uses": "git-push", "as": "push"}])
+}
+
+test_one_level_down if {
+	rows == [
+		["clone", "checkout[1].fromFreight", "unknown"],
+		["clone", "checkout[1].path", "missing"],
+	] with input as steps_estate([{"uses": "git-clone", "as": "clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./a"}, {"fromFreight": true}]}}])
+	rows == [["c", "author.email", "missing"]] with input as steps_estate([{"uses": "git-commit", "as": "c", "config": {"path": ".", "message": "m", "author": {"name": "a"}}}])
+}
+
+# What is not Kargo's to check: a platform's own steps, a config of the wrong
+# type (invalid-object's), a container of the wrong type, expressions in values.
+test_not_judged if {
+	rows == [] with input as steps_estate([{"uses": "snow-create", "config": {"anything": 1}}])
+	rows == [] with input as steps_estate([{"uses": "git-push", "config": "oops"}])
+	rows == [] with input as steps_estate([{"uses": "git-push", "config": null}])
+	rows == [] with input as steps_estate([{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": "${{ vars.checkouts }}"}}])
+	rows == [] with input as steps_estate([{"uses": "git-push", "config": {"path": "${{ vars.path }}", "generateTargetBranch": "${{ vars.generate }}"}}])
+}
+
+# The table is Kargo v1.11's: another version's schemas are not known.
+test_other_versions_not_judged if {
+	bad := steps_estate([{"uses": "git-push", "as": "push", "config": {}}])
+	count(sc.invalid) == 1 with input as bad
+	count(sc.invalid) == 1 with input as bad with data.lib.flipflop.config.settings as {"kargo_version": "v1.11.0"}
+	count(sc.invalid) == 0 with input as bad with data.lib.flipflop.config.settings as {"kargo_version": "v1.10.9"}
+}
+
+# A Stage that runs a task with an invalid step fails too, and pins nothing.
+test_task_steps if {
+	task := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "PromotionTask",
+		"metadata": {"name": "promote", "namespace": "acme"},
+		"spec": {"steps": [{"uses": "git-push", "as": "push", "config": {"targetBranch": "main"}}]},
+	}
+	e := f.estate([task, f.app("dev", "main"), f.stage_steps("dev", [{"task": {"name": "promote"}}, {"uses": "argocd-update", "config": {"apps": [f.pin("dev")]}}])])
+	[[w.task, w.path] | some w in sc.invalid] == [["acme/promote", "/spec/steps/0"]] with input as e
+	sc.failing_stages == {"acme/dev"} with input as e
+	model.failing == {"acme/dev": ["invalid-step-config"]} with input as e
+	model.pins == [] with input as e
+}
+
+test_failing_stage_pins_nothing if {
+	e := f.estate([f.app("dev", "main"), f.stage_steps("dev", [
+		clone, {"uses": "git-push", "as": "push", "config": {}},
+		{"uses": "argocd-update", "config": {"apps": [f.pin("dev")]}},
+	])])
+	model.failing == {"acme/dev": ["invalid-step-config"]} with input as e
+	model.pins == [] with input as e
+}
