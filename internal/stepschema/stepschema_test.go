@@ -43,7 +43,9 @@ func TestTableIsCurrent(t *testing.T) {
 		t.Errorf("git-commit: %+v", commit)
 	}
 	clone := nodes["git-clone"]
-	if !slices.ContainsFunc(clone, func(n Node) bool { return slices.Equal(n.Path, []string{"checkout", "[]"}) && !slices.Contains(n.Allowed, "fromFreight") }) {
+	if !slices.ContainsFunc(clone, func(n Node) bool {
+		return slices.Equal(n.Path, []string{"checkout", "[]"}) && !slices.Contains(n.Allowed, "fromFreight")
+	}) {
 		t.Errorf("git-clone: %+v", clone)
 	}
 }
