@@ -107,20 +107,12 @@ wanted("*", _)
 
 wanted(kinds, uses) if kinds[uses]
 
-inflate(o, step, i, ctx, base_vars, kinds) := [{
-	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
-	"alias": object.get(step, "as", sprintf("step-%d", [i])),
-	"uses": step.uses,
-	"config": objects.object_at(step, ["config"]),
-	"env": {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)},
-	"task": "",
-	"task_resolved": true,
-	"index": i,
-	"origin": {"ref": o.ref, "path": sprintf("%s/%d", [stage_steps, i])},
-	"scope": {"ref": o.ref, "path": stage_steps, "task": ""},
-	"via": "",
-}] if {
+inflate(o, step, i, ctx, base_vars, kinds) := [own_step(o, step, i, ctx, base_vars)] if {
 	wanted(kinds, step.uses)
+	object.get(step, "if", "") == ""
+} else := [own_step(o, step, i, ctx, base_vars)] if {
+	wanted(kinds, step.uses)
+	runs(step, ctx, base_vars) != "no"
 } else := [] if {
 	not is_task(step)
 }
@@ -132,6 +124,7 @@ inflate(_, step, i, ctx, base_vars, kinds) := [s |
 	env_vars := expr.resolve_vars(objects.array_at(step, ["vars"]), object.union(task_defaults, base_vars), ctx)
 	some j, ts in objects.array_at(t.obj, ["spec", "steps"])
 	wanted(kinds, ts.uses)
+	runs(ts, ctx, env_vars) != "no"
 	s := {
 		"id": sprintf("%s/%s/%d/%d", [ctx.project, ctx.stage, i, j]),
 		"alias": sprintf("%s::%s", [task_alias, object.get(ts, "as", sprintf("step-%d", [j]))]),
@@ -170,6 +163,20 @@ inflate(o, step, i, ctx, _, _) := [{
 	count(task_for(step.task, ctx)) == 0
 }
 
+own_step(o, step, i, ctx, base_vars) := {
+	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
+	"alias": object.get(step, "as", sprintf("step-%d", [i])),
+	"uses": step.uses,
+	"config": objects.object_at(step, ["config"]),
+	"env": {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)},
+	"task": "",
+	"task_resolved": true,
+	"index": i,
+	"origin": {"ref": o.ref, "path": sprintf("%s/%d", [stage_steps, i])},
+	"scope": {"ref": o.ref, "path": stage_steps, "task": ""},
+	"via": "",
+}
+
 task_for(task, ctx) := object.get(tasks, sprintf("/%s", [object.get(task, "name", "")]), []) if {
 	task.kind == "ClusterPromotionTask"
 } else := object.get(tasks, sprintf("%s/%s", [namespace_key(ctx.project), object.get(task, "name", "")]), [])
@@ -193,6 +200,49 @@ step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) 
 	is_array(step.vars)
 	count(step.vars) > 0
 } else := base_vars
+
+# runs says whether a step runs in a promotion that succeeds: "yes" without
+# an if: condition (or with one that is success(), always() or true), "no"
+# with failure() or false (such a step runs only when an earlier one failed,
+# and such a promotion leaves the Stage Unknown), else what the condition
+# resolves to with ctx and vars (a var or ctx compared with a literal
+# included), and "unknown" when it does not resolve: such a step is read as
+# running, as it does on some promotions (pkg/promotion/evaluator.go,
+# ShouldSkip). A task step's own if: is dropped
+# when Kargo inflates the task (pkg/api/promotion.go, inflateTaskSteps): only
+# the task's steps' count.
+runs(step, ctx, base_vars) := "yes" if {
+	object.get(step, "if", "") == ""
+} else := condition(c, {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)}) if {
+	c := object.get(step, "if", "")
+	is_string(c)
+} else := "yes"
+
+condition(c, env) := "yes" if {
+	regex.match(`^\s*(\$\{\{\s*(success\(\)|always\(\)|true)\s*\}\})?\s*$`, c)
+} else := "no" if {
+	regex.match(`^\s*\$\{\{\s*(failure\(\)|false)\s*\}\}\s*$`, c)
+} else := compared(m[0], env) if {
+	m := regex.find_all_string_submatch_n(`^\s*\$\{\{\s*((?:vars|ctx)\.[A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*(?:'([^']*)'|"([^"]*)")\s*\}\}\s*$`, c, 1)
+	count(m) == 1
+} else := resolved(expr.subst(c, env))
+
+# compared evaluates `${{ vars.x == 'v' }}` (or !=, or ctx.stage) when the
+# left side resolves to a known value ("unknown" when it does not).
+compared(m, env) := yes_no((v == concat("", [m[3], m[4]])) == (m[2] == "==")) if {
+	v := expr.subst(sprintf("${{ %s }}", [m[1]]), env)
+	expr.known(v)
+} else := "unknown"
+
+yes_no(true) := "yes"
+
+yes_no(false) := "no"
+
+resolved("true") := "yes"
+
+resolved("false") := "no"
+
+resolved(v) := "unknown" if not v in {"true", "false"}
 
 # value substitutes a step's env into a config value.
 value(step, v) := expr.subst(v, step.env)
