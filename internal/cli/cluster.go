@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
@@ -105,12 +106,7 @@ func (c *clusterFlags) argocdNamespaces() []string {
 // rest is returned; an ApplicationSet whose generated Applications were read is
 // left out (cluster.Merge).
 func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []evaluator.LoadError, error) {
-	cfg, label, err := cluster.Config(cluster.ConfigOptions{
-		Kubeconfig: c.kubeconfig,
-		Context:    c.context,
-		Timeout:    c.timeout,
-		UserAgent:  "flipflop/" + version.String(),
-	})
+	cfg, label, err := c.config()
 	if err != nil {
 		return nil, []evaluator.LoadError{{Path: "cluster", Message: err.Error() + "; nothing was read from the cluster"}}, nil
 	}
@@ -133,16 +129,22 @@ func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []ev
 // kargoVersion reads the Kargo version of the cluster's controller, and where
 // it was read or why it could not be ("" and why).
 func (c *clusterFlags) kargoVersion(ctx context.Context) (string, string) {
-	cfg, _, err := cluster.Config(cluster.ConfigOptions{
+	cfg, _, err := c.config()
+	if err != nil {
+		return "", "the cluster's Kargo version could not be read"
+	}
+	return cluster.KargoVersion(ctx, cfg)
+}
+
+// config is the client configuration the flags name (kubeconfig, context,
+// timeout), and the label of the objects read through it.
+func (c *clusterFlags) config() (*rest.Config, string, error) {
+	return cluster.Config(cluster.ConfigOptions{
 		Kubeconfig: c.kubeconfig,
 		Context:    c.context,
 		Timeout:    c.timeout,
 		UserAgent:  "flipflop/" + version.String(),
 	})
-	if err != nil {
-		return "", "the cluster's Kargo version could not be read"
-	}
-	return cluster.KargoVersion(ctx, cfg)
 }
 
 // programName is how the user invoked flipflop: "kubectl flipflop" when the
