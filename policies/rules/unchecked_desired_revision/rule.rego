@@ -45,7 +45,7 @@ report contains finding if {
 	entry_path := sprintf("%s/sources/%d", [c.update.entry_path, c.index])
 	finding := result.fail(
 		rego.metadata.chain(),
-		message(c.update, c.app, c.url, c.loose),
+		message(c.update, c.app, c.url, c.loose, rewrites(c)),
 		result.refs([c.update.stage.ref, c.app.ref]),
 		sprintf("%s|%s|%s", [c.update.stage.key, entry_path, c.app.key]),
 		result.about([], [c.update.stage.key], [c.app.key], [], []),
@@ -95,11 +95,24 @@ exact_source(app, url) if {
 	s.repo_url == url
 }
 
-message(u, app, url, loose) := sprintf(
+message(u, app, url, loose, rewrite) := sprintf(
 	concat(" ", [
 		"Stage %s's argocd-update sets desiredRevision for %s on Application %s, whose source is written %s:",
 		"Kargo applies the update (the URLs are equal in its normal form) but checks the revision only against a source written exactly the same,",
-		"so it never checks this one.",
+		"so it never checks this one.%s",
 	]),
-	[u.stage.key, url, app.key, concat(", ", sort({s.repo_url | some s in loose}))],
+	[u.stage.key, url, app.key, concat(", ", sort({s.repo_url | some s in loose})), rewrite],
 )
+
+# rewrites says what updateTargetRevision still does when the entry sets it:
+# the update is applied by the same normal-form match, so the source is moved
+# to the revision; only the check is lost.
+rewrites(c) := concat(" ", [
+	"",
+	"Its updateTargetRevision still sets the source's targetRevision to that revision (the update matches in the normal form),",
+	"so the Application is moved to it, but whether it got there is never checked.",
+]) if {
+	some x in c.update.sources
+	x.index == c.index
+	x.update_target
+} else := ""

@@ -63,3 +63,14 @@ test_exact_source_among_several_is_checked if {
 test_unknown_url_is_not_judged if {
 	count(findings("${{ vars.repo }}")) == 0
 }
+
+# With updateTargetRevision, the loose match still moves the source: the
+# message says what happens and what is lost.
+test_update_target_revision_still_rewrites if {
+	e := {"name": "web", "sources": [object.union(f.pin_url("https://github.com/acme/deploy"), {"updateTargetRevision": true})]}
+	some finding in rule.report with input as f.estate([f.app("web", "main"), f.stage("web", "main", [e])])
+	contains(finding.message, "Its updateTargetRevision still sets the source's targetRevision to that revision")
+	every other in findings("https://github.com/acme/deploy") {
+		not contains(other.message, "updateTargetRevision")
+	}
+}
