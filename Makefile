@@ -57,7 +57,7 @@ compat-hosts: ## build every host of hack/hosts/matrix (what make compat runs), 
 
 compat: build ## the policies on every host of hack/hosts/matrix: opa check/test/eval -b, conftest, gator verify/test (oldest to newest)
 	@start=$$(date +%s); hosts=$$($(HOSTS) -p all); \
-	FLIPFLOP_HOSTS="$$hosts" FLIPFLOP_BIN=$(BIN)/flipflop go test -v -count=1 -run '^TestCompat' ./tests/ | grep -v '^=== \(RUN\|PAUSE\|CONT\)'; \
+	FLIPFLOP_HOSTS="$$hosts" FLIPFLOP_BIN=$(BIN)/flipflop go test -v -count=1 -timeout 30m -run '^TestCompat' ./tests/ | grep -v '^=== \(RUN\|PAUSE\|CONT\)'; \
 	echo "compat: $$(( $$(date +%s) - start )) s"
 
 lint: tools ## gofmt, go vet, opa fmt, opa check --strict (and against the floor's capabilities), regal
