@@ -2,11 +2,13 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 BIN := $(CURDIR)/.bin
-# opa, conftest, gator and regal are symlinks into the host cache
+# opa, conftest, gator, gatekeeper and regal are symlinks into the host cache
 # (hack/hosts/build.sh): built as released, once per machine.
 OPA := $(BIN)/opa
 CONFTEST := $(BIN)/conftest
 GATOR := $(BIN)/gator
+# the Gatekeeper manager itself (webhook, audit), for the end-to-end test in deny
+GATEKEEPER := $(BIN)/gatekeeper
 REGAL := $(BIN)/regal
 HOSTS := bash hack/hosts/build.sh
 # The oldest OPA the policies support: the first opa line of hack/hosts/matrix.
@@ -47,10 +49,10 @@ build: ## build .bin/flipflop, and .bin/kubectl-flipflop (the same binary, as a 
 tools: ## build the tools the tests run: the default hosts, regal, kube-apiserver and etcd (cached outside the clone)
 	@$(MAKE) --no-print-directory -j2 hosts $(EXTRA_TOOLS)
 
-hosts: ## opa, conftest and gator (the default versions of hack/hosts/matrix, each as released) and regal, cached outside the clone
+hosts: ## opa, conftest, gator and the Gatekeeper manager (the default versions of hack/hosts/matrix, each as released) and regal, cached outside the clone
 	@$(HOSTS) -l $(BIN) default regal
 
-$(OPA) $(CONFTEST) $(GATOR) $(REGAL): hosts
+$(OPA) $(CONFTEST) $(GATOR) $(GATEKEEPER) $(REGAL): hosts
 
 compat-hosts: ## build every host of hack/hosts/matrix (what make compat runs), cached outside the clone
 	@$(HOSTS) all
@@ -83,9 +85,9 @@ go-test: tools build ## Go unit and end-to-end tests (real binary, real conftest
 	@# skip (race.Sequential: nothing for the detector to find, ten times slower),
 	@# so the second run is the concurrent code's: parallel evaluation, the
 	@# loader's and render workers, the cluster reader. (GO_RACE= skips it.)
-	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')
-	$(if $(GO_RACE),FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$'))
-	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') ./tests
+	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) GATEKEEPER_BIN=$(GATEKEEPER) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$')
+	$(if $(GO_RACE),FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) GATEKEEPER_BIN=$(GATEKEEPER) $(GO_TEST_ENV) go test $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(go list ./... | grep -v '/tests$$'))
+	FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTEST) GATOR_BIN=$(GATOR) GATEKEEPER_BIN=$(GATEKEEPER) $(GO_TEST_ENV) go test $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') ./tests
 
 bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
 	rm -rf bundles

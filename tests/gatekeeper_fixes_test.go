@@ -25,7 +25,6 @@ import (
 // out through the same adapter in OPA.
 func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	t.Parallel()
-	seed := loadEstate(t, "../examples/contradiction")
 	dir := t.TempDir()
 	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
 	if len(templates) < 6 {
@@ -51,52 +50,14 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	}
 
 	s := &replaySuite{dir: dir}
-	for _, way := range []struct {
-		fix string
-		// orders lists each order as the changes' names ("Kind/name"); the
-		// first order's names must be all the fix's changes.
-		orders [][]string
-	}{
-		{"fix-no-desired-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
-		{"fix-update-target-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
-		{"fix-stage-branches", [][]string{
-			// Stage first, then its Application; Application first; both
-			// Stages, then both Applications; and the reverse.
-			{"PromotionTask/render", "Stage/dev", "Application/dev", "Stage/qa", "Application/qa"},
-			{"PromotionTask/render", "Application/dev", "Stage/dev", "Application/qa", "Stage/qa"},
-			{"PromotionTask/render", "Stage/qa", "Stage/dev", "Application/qa", "Application/dev"},
-			{"PromotionTask/render", "Application/dev", "Application/qa", "Stage/dev", "Stage/qa"},
-		}},
-	} {
-		changes := changedObjects(seed, loadEstate(t, "../examples/"+way.fix))
-		if len(changes) != len(way.orders[0]) {
-			t.Fatalf("%s changes %v, the orders name %v", way.fix, slices.Sorted(maps.Keys(changes)), way.orders[0])
-		}
-		for i, order := range way.orders {
-			state := seed
-			for j, name := range order {
-				obj, ok := changes[name]
-				if !ok {
-					t.Fatalf("%s: %s is not one of its changes %v", way.fix, name, slices.Sorted(maps.Keys(changes)))
-				}
-				s.add(t, fmt.Sprintf("%s-order%d-step%d-%s", way.fix, i+1, j+1, strings.ReplaceAll(strings.ToLower(name), "/", "-")), state, obj, nil)
-				state = written(state, obj)
-			}
-			if !reflect.DeepEqual(state, written(seed, valuesOf(changes)...)) {
-				t.Fatalf("%s order %d does not end in the fix", way.fix, i+1)
-			}
+	for _, r := range waysOutReplays(t) {
+		for _, st := range r.steps {
+			s.add(t, st.name, st.state, st.obj, nil)
 		}
 	}
-
-	// Worse: a Stage created next to the other completes the contradiction;
-	// halfway out (dev on its branch), dev writing main again is a foreign
-	// writer next to qa's pin.
-	qa := seed["Stage/qa"]
-	s.add(t, "create-qa-into-dev-is-denied", without(seed, "Stage/qa"), qa, map[string]int{"shared-branch-contradiction": 1})
-	fix := loadEstate(t, "../examples/fix-stage-branches")
-	halfway := written(seed, fix["PromotionTask/render"], fix["Stage/dev"], fix["Application/dev"])
-	unpinned := loadEstate(t, "../examples/fix-no-desired-revision")["Stage/dev"]
-	s.add(t, "dev-writing-main-again-halfway-is-denied", halfway, unpinned, map[string]int{"foreign-branch-writer": 1})
+	for _, w := range changesForTheWorse(t) {
+		s.add(t, w.name, w.state, w.obj, w.want)
+	}
 
 	// One suite per template, run side by side: gator compiles a template
 	// for each case, which is most of its time.
@@ -263,5 +224,96 @@ func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waysOut lists each documented way out of the seed contradiction
+// (examples/contradiction to examples/<fix>) with the orders its changes are
+// replayed in, as "Kind/name"; the first order names all the fix's changes.
+var waysOut = []struct {
+	fix    string
+	orders [][]string
+}{
+	{"fix-no-desired-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
+	{"fix-update-target-revision", [][]string{{"Stage/dev", "Stage/qa"}, {"Stage/qa", "Stage/dev"}}},
+	{"fix-stage-branches", [][]string{
+		// Stage first, then its Application; Application first; both
+		// Stages, then both Applications; and the reverse.
+		{"PromotionTask/render", "Stage/dev", "Application/dev", "Stage/qa", "Application/qa"},
+		{"PromotionTask/render", "Application/dev", "Stage/dev", "Application/qa", "Stage/qa"},
+		{"PromotionTask/render", "Stage/qa", "Stage/dev", "Application/qa", "Application/dev"},
+		{"PromotionTask/render", "Application/dev", "Application/qa", "Stage/dev", "Stage/qa"},
+	}},
+}
+
+// replay is one order of one way out: the seed, then each step's object with
+// the estate it is written into.
+type replay struct {
+	name  string
+	seed  map[string]map[string]any
+	steps []replayStep
+}
+
+type replayStep struct {
+	name  string
+	state map[string]map[string]any // the estate before the step
+	obj   map[string]any
+}
+
+// waysOutReplays are the replays of waysOut, each checked to end in its fix.
+func waysOutReplays(t *testing.T) []replay {
+	t.Helper()
+	seed := loadEstate(t, "../examples/contradiction")
+	var out []replay
+	for _, way := range waysOut {
+		changes := changedObjects(seed, loadEstate(t, "../examples/"+way.fix))
+		if len(changes) != len(way.orders[0]) {
+			t.Fatalf("%s changes %v, the orders name %v", way.fix, slices.Sorted(maps.Keys(changes)), way.orders[0])
+		}
+		for i, order := range way.orders {
+			r := replay{name: fmt.Sprintf("%s-order%d", way.fix, i+1), seed: seed}
+			state := seed
+			for j, name := range order {
+				obj, ok := changes[name]
+				if !ok {
+					t.Fatalf("%s: %s is not one of its changes %v", way.fix, name, slices.Sorted(maps.Keys(changes)))
+				}
+				r.steps = append(r.steps, replayStep{
+					name:  fmt.Sprintf("%s-step%d-%s", r.name, j+1, strings.ReplaceAll(strings.ToLower(name), "/", "-")),
+					state: state, obj: obj,
+				})
+				state = written(state, obj)
+			}
+			if !reflect.DeepEqual(state, written(seed, valuesOf(changes)...)) {
+				t.Fatalf("%s order %d does not end in the fix", way.fix, i+1)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// worseChange is a change that makes the estate worse: written into state,
+// obj must be denied by the rules of want (each with that many violations),
+// and by no other.
+type worseChange struct {
+	name  string
+	state map[string]map[string]any
+	obj   map[string]any
+	want  map[string]int
+}
+
+// changesForTheWorse: a Stage created next to the other completes the
+// contradiction; halfway out (dev on its branch), dev writing main again is
+// a foreign writer next to qa's pin.
+func changesForTheWorse(t *testing.T) []worseChange {
+	t.Helper()
+	seed := loadEstate(t, "../examples/contradiction")
+	fix := loadEstate(t, "../examples/fix-stage-branches")
+	halfway := written(seed, fix["PromotionTask/render"], fix["Stage/dev"], fix["Application/dev"])
+	unpinned := loadEstate(t, "../examples/fix-no-desired-revision")["Stage/dev"]
+	return []worseChange{
+		{"create-qa-into-dev-is-denied", without(seed, "Stage/qa"), seed["Stage/qa"], map[string]int{"shared-branch-contradiction": 1}},
+		{"dev-writing-main-again-halfway-is-denied", halfway, unpinned, map[string]int{"foreign-branch-writer": 1}},
 	}
 }

@@ -173,7 +173,7 @@ func TestReadmeHostTable(t *testing.T) {
 	for _, e := range readMatrix(t) {
 		tested[e.Tool] = append(tested[e.Tool], e.Version)
 	}
-	rows := map[string]string{"opa": "| OPA ", "conftest": "| conftest ", "gator": "| Gatekeeper "}
+	rows := map[string]string{"opa": "| OPA ", "conftest": "| conftest ", "gator": "| Gatekeeper |", "gatekeeper": "| Gatekeeper manager |"}
 	for tool, prefix := range rows {
 		var row string
 		for _, line := range strings.Split(table, "\n") {

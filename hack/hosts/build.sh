@@ -57,7 +57,7 @@ ldflags() {
   case $tool in
     # conftest moved its version variable: internal/commands (<= v0.6x), internal/version (later).
     conftest) echo "-s -w -X github.com/open-policy-agent/conftest/internal/commands.version=${version#v} -X github.com/open-policy-agent/conftest/internal/version.Version=${version#v}" ;;
-    gator) echo "-s -w -X github.com/open-policy-agent/gatekeeper/v3/pkg/version.Version=$version" ;;
+    gator|gatekeeper) echo "-s -w -X github.com/open-policy-agent/gatekeeper/v3/pkg/version.Version=$version" ;;
     *) echo "-s -w" ;;
   esac
 }
