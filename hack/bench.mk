@@ -15,7 +15,7 @@ ifeq ($(.DEFAULT_GOAL),)
 .DEFAULT_GOAL := all
 endif
 
-.PHONY: bench-all bench-smoke bench-programs
+.PHONY: bench-all bench-smoke bench-programs bench-gatekeeper-3.20
 
 BENCH_FLAGS ?=
 BENCH_DECODE := $(CURDIR)/.bin/flipflop-bench-decode
@@ -24,6 +24,12 @@ BENCH_GATEKEEPER := $(CURDIR)/.bin/flipflop-bench-gatekeeper
 bench-programs: $(CONFTEST) build ## build flipflop, conftest and the benchmark programs (decode floor, Gatekeeper review)
 	go build -o $(BENCH_DECODE) ./hack/bench/decode
 	cd hack/bench/gatekeeper && go build -o $(BENCH_GATEKEEPER) .
+
+# The same review program on Gatekeeper v3.20.1's modules and OPA v1.7.1 (its
+# own modfile; -tags gatekeeper320 for the one call whose signature changed):
+#   .bin/flipflop-bench-gatekeeper-3.20 -dir ESTATE -apps 2000 -template T -constraint C
+bench-gatekeeper-3.20: ## the Gatekeeper review benchmark built on Gatekeeper v3.20.1 (OPA v1.7.1)
+	cd hack/bench/gatekeeper && GOFLAGS=-modfile=go.gatekeeper-3.20.mod go build -tags gatekeeper320 -o $(BENCH_GATEKEEPER)-3.20 .
 
 bench-all: bench-programs ## every benchmark (end to end, decode floor, conftest, pairwise, Go API, Gatekeeper) at 1k/10k/50k; writes docs/benchmarks.md
 	@start=$$(date +%s); \

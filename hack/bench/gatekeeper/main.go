@@ -34,7 +34,6 @@ import (
 	"github.com/open-policy-agent/frameworks/constraint/pkg/apis"
 	constraintclient "github.com/open-policy-agent/frameworks/constraint/pkg/client"
 	"github.com/open-policy-agent/frameworks/constraint/pkg/client/reviews"
-	"github.com/open-policy-agent/gatekeeper/v3/pkg/gator"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/gator/reader"
 	mutationtypes "github.com/open-policy-agent/gatekeeper/v3/pkg/mutation/types"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/target"
@@ -219,7 +218,7 @@ var scheme = func() *k8sruntime.Scheme {
 // newClient builds a client the way gator does and adds the templates, then
 // the constraints, then the inventory as data.
 func newClient(ctx context.Context, policy, inv []*unstructured.Unstructured) (*constraintclient.Client, time.Duration, error) {
-	c, err := gator.NewOPAClient(false)
+	c, err := opaClient()
 	if err != nil {
 		return nil, 0, err
 	}
