@@ -287,6 +287,23 @@ func moduleDir(t *testing.T, module, version string) string {
 // (the release fails open after 3 s). It returns the path of the manager's log.
 func startGatekeeper(t *testing.T, env *kubetest.Env, gk host, version, mod string) string {
 	t.Helper()
+	m := runGatekeeper(t, env, gk, version)
+	registerWebhook(t, env, mod, m)
+	return m.log
+}
+
+// gatekeeperProcess is a running manager.
+type gatekeeperProcess struct {
+	log  string // the path of its log
+	pid  int
+	port int    // the webhook server's
+	ca   []byte // the CA of its serving certificate, PEM
+}
+
+// runGatekeeper starts the manager (see startGatekeeper) and waits until it
+// is ready; extra flags are added to the released ones.
+func runGatekeeper(t *testing.T, env *kubetest.Env, gk host, version string, extra ...string) gatekeeperProcess {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
 	ca := servingCert(t, dir)
@@ -314,6 +331,7 @@ func startGatekeeper(t *testing.T, env *kubetest.Env, gk host, version, mod stri
 		"--operation=webhook", "--operation=status", "--operation=audit", "--operation=generate",
 		"--exempt-namespace=gatekeeper-system", "--disable-opa-builtin={http.send}",
 		"--logtostderr", "--api-cache-dir="+filepath.Join(dir, "audit"))
+	cmd.Args = append(cmd.Args, extra...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Kubeconfig, "POD_NAMESPACE=gatekeeper-system", "POD_NAME=gatekeeper-test", "NAMESPACE=gatekeeper-system")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
@@ -347,7 +365,13 @@ func startGatekeeper(t *testing.T, env *kubetest.Env, gk host, version, mod stri
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	return gatekeeperProcess{log: logPath, pid: cmd.Process.Pid, port: port, ca: ca}
+}
 
+// registerWebhook registers the manager's validating webhook as the release
+// does, with the test's two changes (see startGatekeeper).
+func registerWebhook(t *testing.T, env *kubetest.Env, mod string, m gatekeeperProcess) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(mod, "deploy", "gatekeeper.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -368,27 +392,34 @@ func startGatekeeper(t *testing.T, env *kubetest.Env, gk host, version, mod stri
 	hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
 	var keep []any
 	for _, h := range hooks {
-		m := h.(map[string]any)
-		if m["name"] != "validation.gatekeeper.sh" {
+		w := h.(map[string]any)
+		if w["name"] != "validation.gatekeeper.sh" {
 			continue
 		}
-		m["clientConfig"] = map[string]any{"url": fmt.Sprintf("https://127.0.0.1:%d/v1/admit", port), "caBundle": base64.StdEncoding.EncodeToString(ca)}
-		m["failurePolicy"] = "Fail"
-		m["timeoutSeconds"] = int64(30)
-		keep = append(keep, m)
+		w["clientConfig"] = map[string]any{"url": fmt.Sprintf("https://127.0.0.1:%d/v1/admit", m.port), "caBundle": base64.StdEncoding.EncodeToString(m.ca)}
+		w["failurePolicy"] = "Fail"
+		w["timeoutSeconds"] = int64(30)
+		keep = append(keep, w)
 	}
 	if len(keep) != 1 {
 		t.Fatalf("want the release's validation.gatekeeper.sh webhook, found %d", len(keep))
 	}
 	_ = unstructured.SetNestedSlice(vwc.Object, keep, "webhooks")
 	applyObjs(t, env, vwc)
-	return logPath
 }
 
 // installBundle installs bundles/gatekeeper as docs/hosts.md says (the
 // kustomization, a wait for the templates, then the constraints), with every
 // constraint, both sets, switched to deny.
 func installBundle(t *testing.T, env *kubetest.Env, logPath string) {
+	t.Helper()
+	installBundleWith(t, env, logPath, "deny")
+}
+
+// installBundleWith installs the templates and the constraints of the
+// templates' folders named in only (all when none is named), with the
+// enforcement action given.
+func installBundleWith(t *testing.T, env *kubetest.Env, logPath, action string, only ...string) {
 	t.Helper()
 	var k struct{ Resources []string }
 	b, err := os.ReadFile("../bundles/gatekeeper/kustomization.yaml")
@@ -435,15 +466,18 @@ func installBundle(t *testing.T, env *kubetest.Env, logPath string) {
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
+		if len(only) > 0 && !slices.Contains(only, filepath.Base(filepath.Dir(tmpl))) {
+			continue
+		}
 		c, err := os.ReadFile(constraintOf(tmpl))
 		if err != nil {
 			t.Fatal(err)
 		}
-		deny := bytes.Replace(c, []byte("enforcementAction: warn"), []byte("enforcementAction: deny"), 1)
-		if bytes.Equal(deny, c) {
+		switched := bytes.Replace(c, []byte("enforcementAction: warn"), []byte("enforcementAction: "+action), 1)
+		if !bytes.Contains(c, []byte("enforcementAction: warn")) {
 			t.Fatalf("%s: constraint has no enforcementAction: warn to switch", constraintOf(tmpl))
 		}
-		cs, err := kubetest.Decode(deny)
+		cs, err := kubetest.Decode(switched)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,124 @@
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/kubetest"
+)
+
+// A measurement, not a test (it asserts nothing and is skipped unless
+// FLIPFLOP_GATEKEEPER_LOAD names a size in objects): the real Gatekeeper
+// manager of TestCompatGatekeeperInDeny with the benchmark estate
+// (internal/estate, seed 1) synced and the one FlipflopAdmission constraint
+// installed as docs/hosts.md says (warn). It logs how long each audit pass
+// took and the manager's peak resident memory (VmHWM), for docs/hosts.md's
+// sizing section:
+//
+//	FLIPFLOP_GATEKEEPER_LOAD=2000 go test -run GatekeeperLoad -v -timeout 60m ./tests/
+func TestGatekeeperLoad(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("FLIPFLOP_GATEKEEPER_LOAD"))
+	if n <= 0 {
+		t.Skip("set FLIPFLOP_GATEKEEPER_LOAD to a number of objects to measure")
+	}
+	gk := hostsOf(t, "gatekeeper")[0]
+	version := gk.Version
+	for _, e := range readMatrix(t) {
+		if e.Tool == "gatekeeper" && e.Default && version == "default" {
+			version = e.Version
+		}
+	}
+	mod := moduleDir(t, "github.com/open-policy-agent/gatekeeper/v3", version)
+	env, err := kubetest.Start(kubetest.Options{CRDs: []string{
+		kubetest.KargoCRDs, kubetest.ArgoCDCRDs, mod + "/charts/gatekeeper/crds",
+	}})
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { env.Stop() })
+
+	files, _ := estate.Generate(estate.Options{Objects: n, Seed: 1})
+	apps := 0
+	start := time.Now()
+	for _, f := range files {
+		objs, err := kubetest.Decode(f.Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.GetKind() == "Application" {
+				apps++
+			}
+		}
+		applyObjs(t, env, objs...)
+	}
+	t.Logf("%d objects (%d Applications) applied in %s", n, apps, time.Since(start).Round(time.Second))
+
+	m := runGatekeeper(t, env, gk, version, "--audit-interval=60")
+	logPath, pid := m.log, m.pid
+	installBundleWith(t, env, logPath, "warn", "admission")
+
+	// Three audit passes with the constraint in place, or 20 minutes.
+	deadline := time.Now().Add(20 * time.Minute)
+	var passes []string
+	for len(passes) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Second)
+		passes = auditPasses(t, logPath)
+		t.Logf("after %s: audit passes finished with the constraint: %v; peak memory %s",
+			time.Since(start).Round(time.Second), passes, peakMemory(pid))
+	}
+	t.Logf("Gatekeeper %s, %d Applications, %d objects: audit passes %v, peak resident memory %s",
+		version, apps, n, passes, peakMemory(pid))
+}
+
+// auditPasses lists the duration of each audit pass that had a constraint to
+// audit (Gatekeeper's log: "auditing is complete", after a pass that did not
+// say "no constraint is found").
+func auditPasses(t *testing.T, logPath string) []string {
+	f, err := os.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	withConstraint := false
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 16<<20)
+	for s.Scan() {
+		var e map[string]any
+		if json.Unmarshal(s.Bytes(), &e) != nil {
+			continue
+		}
+		msg, _ := e["msg"].(string)
+		switch {
+		case msg == "auditing constraints and violations":
+			withConstraint = true
+		case msg == "no constraint is found with apiversion":
+			withConstraint = false
+		case msg == "auditing is complete" && withConstraint:
+			out = append(out, fmt.Sprint(e["duration"]))
+		}
+	}
+	return out
+}
+
+// peakMemory is a process's VmHWM from /proc.
+func peakMemory(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return err.Error()
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+		}
+	}
+	return "?"
+}
