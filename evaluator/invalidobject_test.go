@@ -512,6 +512,13 @@ func evaluate(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) ou
 			out.flagged[f.Resources[0].Kind+" "+f.Details["field"].(string)] = true
 			continue
 		}
+		// The expression check reads every string of a step, whatever field
+		// holds it, and a value of another type holds no expression: Kargo
+		// evaluates strings only, so the finding going away is right, not a
+		// misread type.
+		if f.Rule == "invalid-step-config" && f.Details["kind"] == "expression" {
+			continue
+		}
 		b, _ := json.Marshal(f.Resources)
 		out.others = append(out.others, f.Rule+" "+f.Key+" "+string(b)+" "+f.Message)
 	}

@@ -45,7 +45,7 @@ func TestGatekeeperLoad(t *testing.T) {
 	t.Cleanup(func() { env.Stop() })
 
 	files, _ := estate.Generate(estate.Options{Objects: n, Seed: 1})
-	apps := 0
+	apps, rejected := 0, 0
 	start := time.Now()
 	for _, f := range files {
 		objs, err := kubetest.Decode(f.Content)
@@ -53,13 +53,18 @@ func TestGatekeeperLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, o := range objs {
+			// The estate holds some documents the released CRDs reject (it
+			// tests what the files say, not what a cluster admits).
+			if err := env.Apply(kctx(t), o); err != nil {
+				rejected++
+				continue
+			}
 			if o.GetKind() == "Application" {
 				apps++
 			}
 		}
-		applyObjs(t, env, objs...)
 	}
-	t.Logf("%d objects (%d Applications) applied in %s", n, apps, time.Since(start).Round(time.Second))
+	t.Logf("%d objects (%d Applications) applied in %s, %d rejected by the API server", n-rejected, apps, time.Since(start).Round(time.Second), rejected)
 
 	m := runGatekeeper(t, env, gk, version, "--audit-interval=60")
 	logPath, pid := m.log, m.pid

@@ -12,6 +12,7 @@
 package lib.flipflop.step_configs
 
 import data.lib.flipflop.config
+import data.lib.flipflop.expr_syntax
 import data.lib.flipflop.objects
 import data.lib.flipflop.stages
 import data.lib.flipflop.step_schemas
@@ -59,12 +60,17 @@ else := sprintf(`(?:"%s",?)?`, [regex_quote(k)])
 regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 
 # invalid lists the promotion steps as written (a Stage's own, a task's)
-# whose config the schema rejects (a config that is no object is
-# invalid-object's), each with its problems: [{"field",
-# "problem": "unknown" | "missing"}], and who runs it: a Stage (stage: its
-# key) or a task (task: its key).
-invalid := array.concat(
-	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "problems": ps}) |
+# that fail when a Promotion runs them, each with its kind and problems, and
+# who runs it: a Stage (stage: its key) or a task (task: its key). Kind
+# "schema": the step's config schema rejects the config (a config that is no
+# object is invalid-object's), problems [{"field", "problem": "unknown" |
+# "missing"}]; kind "expression": a value of its config, its if: condition or
+# a var holds an expression Kargo cannot parse (lib.flipflop.expr_syntax),
+# problems [{"field", "problem": "expression", "reason", "expression"}].
+invalid := array.concat(schema_invalid, expression_invalid)
+
+schema_invalid := array.concat(
+	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "schema", "problems": ps}) |
 		applies
 		some j, o in objects.stages
 		some i, s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
@@ -76,7 +82,7 @@ invalid := array.concat(
 		count(ps) > 0
 		r := stages.records[j]
 	],
-	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "problems": ps}) |
+	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "kind": "schema", "problems": ps}) |
 		applies
 		some t in stages.task_objects
 		some i, s in objects.array_at(t.obj, ["spec", "steps"])
@@ -88,6 +94,62 @@ invalid := array.concat(
 		count(ps) > 0
 	],
 )
+
+# expression_invalid: the steps with an expression Kargo cannot parse. The
+# steps of a Stage or task are read one by one only when their JSON is
+# suspect (a few evaluations for all of them).
+expression_invalid := array.concat(
+	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "expression", "problems": ps}) |
+		some j, o in objects.stages
+		steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+		expr_syntax.suspect(steps)
+		some i, s in steps
+		ps := expression_problems(s)
+		count(ps) > 0
+		r := stages.records[j]
+	],
+	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "kind": "expression", "problems": ps}) |
+		some t in stages.task_objects
+		steps := objects.array_at(t.obj, ["spec", "steps"])
+		expr_syntax.suspect(steps)
+		some i, s in steps
+		ps := expression_problems(s)
+		count(ps) > 0
+	],
+)
+
+# expression_problems are a step's strings Kargo evaluates (its config's
+# values, never its keys; its if: condition; its vars' values) whose
+# expressions cannot be parsed.
+expression_problems(s) := array.concat(
+	array.concat(
+		[p |
+			is_object(s.config)
+			walk(s.config, [path, v])
+			is_string(v)
+			some q in expr_syntax.problems(v)
+			p := expression_problem(concat(".", array.concat(["config"], [format_segment(x) | some x in path])), q)
+		],
+		[p |
+			is_string(s["if"])
+			some q in expr_syntax.problems(s["if"])
+			p := expression_problem("if", q)
+		],
+	),
+	[p |
+		is_array(s.vars)
+		some k, var in s.vars
+		is_string(var.value)
+		some q in expr_syntax.problems(var.value)
+		p := expression_problem(sprintf("vars[%d].value", [k]), q)
+	],
+)
+
+expression_problem(field, q) := {"field": field, "problem": "expression", "reason": q.reason, "expression": q.expression}
+
+format_segment(x) := sprintf("%d", [x]) if is_number(x)
+
+else := x
 
 written(ref, i, s, steps) := {
 	"ref": ref, "index": i, "alias": object.get(s, "as", sprintf("step-%d", [i])), "uses": s.uses,

@@ -1,5 +1,6 @@
 package lib.flipflop.rules.invalid_step_config_test
 
+import data.lib.flipflop.config
 import data.lib.flipflop.fixtures as f
 import data.lib.flipflop.rules.invalid_step_config as rule
 
@@ -27,4 +28,48 @@ test_task_step if {
 	some finding in rule.report with input as f.estate([task])
 	startswith(finding.message, `ClusterPromotionTask /promote's git-push step "step-0" (/spec/steps/0)`)
 	contains(finding.message, "every promotion of every Stage that runs the task fails")
+}
+
+test_expression_never_closed if {
+	e := f.estate([f.stage_steps("dev", [
+		{"uses": "git-push", "as": "push", "config": {"path": "./out"}},
+		{"uses": "argocd-update", "config": {"apps": [{"name": "dev", "sources": [{"repoURL": "https://github.com/acme/deploy.git", "desiredRevision": "${{ outputs.push.commit"}]}]}},
+	])])
+	findings := rule.report with input as e
+	count(findings) == 1
+	some finding in findings
+	finding.message == concat(" ", [
+		`Stage acme/dev's argocd-update step "step-1" (/spec/promotionTemplate/spec/steps/1) holds an expression Kargo v1.11.2 cannot parse:`,
+		"in config.apps.0.sources.0.desiredRevision, an expression is opened and never closed.",
+		"Kargo compiles a step's expressions when a Promotion runs it, so every promotion of the Stage fails at this step.",
+	])
+	finding.details.kind == "expression"
+}
+
+test_expression_in_if_vars_and_task if {
+	task := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "PromotionTask",
+		"metadata": {"name": "render", "namespace": "acme"},
+		"spec": {"steps": [{
+			"uses": "git-push", "if": "${{ success( }}",
+			"vars": [{"name": "b", "value": `${{ "env/" + ctx.stage }}`}, {"name": "c", "value": "${{ }}"}],
+			"config": {"path": "./out"},
+		}]},
+	}
+	some finding in rule.report with input as f.estate([task])
+	finding.details.problems == [
+		{"field": "if", "problem": "expression", "reason": "unbalanced-brackets", "expression": " success( "},
+		{"field": "vars[1].value", "problem": "expression", "reason": "empty", "expression": " "},
+	]
+}
+
+# A well-formed expression, or one before Kargo v1.1 had expressions, is not
+# judged; nor is a key.
+test_expression_not_judged if {
+	ok := f.estate([f.stage_steps("dev", [{"uses": "git-push", "config": {"path": "./out", "targetBranch": "env/${{ ctx.stage }}"}}])])
+	count(rule.report) == 0 with input as ok
+	old := f.estate([f.stage_steps("dev", [{"uses": "git-push", "config": {"path": "./${{ x"}}])])
+	count(rule.report) == 0 with input as old with config.settings as {"kargo_version": "v1.0.0"}
+	key := f.estate([f.stage_steps("dev", [{"uses": "custom", "config": {"${{ x": "y"}}])])
+	count(rule.report) == 0 with input as key
 }

@@ -3,9 +3,12 @@
 # description: |
 #   A promotion step's config has a key Kargo's schema for that step does not
 #   allow (`messageFromSteps` on `git-commit`, removed in v1.5; a typo), or lacks
-#   one it requires (`git-push` without `path`). Kargo checks a step's config
-#   against the step's JSON schema only when a Promotion runs the step, so the
-#   Stage is accepted and then fails every promotion at that step.
+#   one it requires (`git-push` without `path`), or a step holds an expression
+#   Kargo's expression language cannot parse (`${{ outputs.push.commit` never
+#   closed, a quote or a bracket left open). Kargo checks a step's config
+#   against the step's JSON schema, and compiles its expressions, only when a
+#   Promotion runs the step, so the Stage is accepted and then fails every
+#   promotion at that step.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps
 #     description: Kargo reference, the promotion steps and their configs
@@ -26,11 +29,19 @@
 #     it models, at the top level of each config and one level down); the types of the
 #     fields it reads are `invalid-object`'s. Steps Kargo does not ship (a platform's custom
 #     steps) and Kargo versions other than the one the schemas come from are not judged.
+#
+#     Expressions (Kargo v1.1 and later; `${% ... %}` from v1.9) are read in every step's
+#     config values, `if:` condition and vars, as Kargo finds them: each from its opening
+#     delimiter to the first closing one after it. Without a parser, flipflop reports only
+#     what certainly fails to compile: an expression never closed, an empty one, a string
+#     literal that never ends, brackets that do not pair up. Other syntax errors, and
+#     expressions with comments, are not judged.
 #   remediation: |
 #     Write the step as the reference of the Kargo release you run documents it: add the
 #     required key, or rename or drop the one it does not have (git-commit's
-#     messageFromSteps, removed in v1.5, is written as a message expression since). If
-#     flipflop assumed the wrong version, pass --kargo-version.
+#     messageFromSteps, removed in v1.5, is written as a message expression since). Close
+#     the expression, the string or the bracket the finding names. If flipflop assumed the
+#     wrong version, pass --kargo-version.
 package lib.flipflop.rules.invalid_step_config
 
 import data.lib.flipflop.config
@@ -39,6 +50,7 @@ import data.lib.flipflop.step_configs
 
 report contains finding if {
 	some w in step_configs.invalid
+	w.kind == "schema"
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(
@@ -54,6 +66,40 @@ report contains finding if {
 		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text},
 	)
 }
+
+report contains finding if {
+	some w in step_configs.invalid
+	w.kind == "expression"
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"%s %s step %q (%s) holds an expression Kargo %s cannot parse: %s.",
+				"Kargo compiles a step's expressions when a Promotion runs it, so every promotion %s fails at this step.",
+			]),
+			[owner(w), w.uses, w.alias, w.path, config.kargo_text, concat("; ", [expression_text(p) | some p in w.problems]), who(w)],
+		),
+		result.refs([w.ref]),
+		sprintf("%s|%s|%s|expression", [w.ref.kind, key(w), w.path]),
+		result.about([], stages_of(w), [], [], []),
+		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "expression"},
+	)
+}
+
+expression_text(p) := sprintf("in %s, an expression is opened and never closed", [p.field]) if p.reason == "unclosed"
+
+else := sprintf("in %s, the expression is empty", [p.field]) if p.reason == "empty"
+
+else := sprintf("in %s, a string literal of %q never ends", [p.field, shown(p.expression)]) if p.reason == "unterminated-literal"
+
+else := sprintf("in %s, the brackets of %q do not pair up", [p.field, shown(p.expression)])
+
+# shown is an expression as a message quotes it: trimmed, and cut at 80
+# characters.
+shown(e) := t if {
+	t := trim_space(e)
+	count(t) <= 80
+} else := concat("", [substring(trim_space(e), 0, 80), "..."])
 
 owner(w) := sprintf("Stage %s's", [w.stage]) if w.stage != ""
 
