@@ -317,6 +317,10 @@ func runGatekeeper(t *testing.T, env *kubetest.Env, gk host, version string, ext
 	})); err != nil {
 		t.Fatal(err)
 	}
+	// The audit's cache directory is an emptyDir in the release.
+	if err := os.MkdirAll(filepath.Join(dir, "audit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	logPath := filepath.Join(dir, "gatekeeper.log")
 	if d := os.Getenv("FLIPFLOP_GATEKEEPER_LOG"); d != "" { // keep the log after the test
 		logPath = d
