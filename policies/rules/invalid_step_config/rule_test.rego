@@ -73,3 +73,36 @@ test_expression_not_judged if {
 	key := f.estate([f.stage_steps("dev", [{"uses": "custom", "config": {"${{ x": "y"}}])])
 	count(rule.report) == 0 with input as key
 }
+
+pr_task(number) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "PromotionTask",
+	"metadata": {"name": "pr", "namespace": "acme"},
+	"spec": {"steps": [
+		{"uses": "git-open-pr", "as": "open-pr", "config": {"repoURL": "https://github.com/acme/deploy.git", "sourceBranch": "x", "targetBranch": "main"}},
+		{"uses": "git-wait-for-pr", "as": "wait", "config": {"repoURL": "https://github.com/acme/deploy.git", "prNumber": number}},
+	]},
+}
+
+test_pr_number_from_a_removed_output if {
+	some finding in rule.report with input as f.estate([pr_task("${{ task.outputs['open-pr'].prNumber }}")])
+	finding.message == concat(" ", [
+		`PromotionTask acme/pr's git-wait-for-pr step "wait" (/spec/steps/1) takes the pull request's number from prNumber of git-open-pr step "open-pr",`,
+		"an output Kargo v1.11.2 does not have (it was removed in v1.7.0; read pr.id).",
+		"The number is then null, which the step's schema rejects, so every promotion of every Stage that runs the task fails at this step.",
+		"flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version.",
+	])
+	finding.details.kind == "output"
+}
+
+test_pr_number_by_version if {
+	count(rule.report) == 0 with input as f.estate([pr_task("${{ task.outputs['open-pr'].prNumber }}")]) with config.settings as {"kargo_version": "v1.6.0"}
+	count(rule.report) == 0 with input as f.estate([pr_task("${{ task.outputs['open-pr'].pr.id }}")])
+
+	# Another step's output, or a literal, is not judged.
+	count(rule.report) == 0 with input as f.estate([pr_task("${{ task.outputs['other'].prNumber }}")])
+	count(rule.report) == 0 with input as f.estate([pr_task("42")])
+
+	some finding in rule.report with input as f.estate([pr_task("${{ outputs.open-pr.pr.id }}")]) with config.settings as {"kargo_version": "v1.4.2"}
+	contains(finding.message, "(it came in v1.5.0; read prNumber)")
+	not contains(finding.message, "flipflop assumed")
+}

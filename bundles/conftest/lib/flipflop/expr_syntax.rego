@@ -42,9 +42,11 @@ applies if config.kargo_at_least([1, 1])
 # may hold an expression Kargo cannot parse: a few evaluations however many
 # expressions it has, and false (undefined) for almost every value. Only a
 # suspect value's strings are read one by one (problems).
-suspect(value) if {
+suspect(value) := suspect_json(json.marshal(value))
+
+# suspect_json is suspect for a value already marshalled.
+suspect_json(text) if {
 	applies
-	text := json.marshal(value)
 	not regex.match(simple, text)
 	suspect_text(text)
 }

@@ -66,8 +66,11 @@ regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 # object is invalid-object's), problems [{"field", "problem": "unknown" |
 # "missing"}]; kind "expression": a value of its config, its if: condition or
 # a var holds an expression Kargo cannot parse (lib.flipflop.expr_syntax),
-# problems [{"field", "problem": "expression", "reason", "expression"}].
-invalid := array.concat(schema_invalid, expression_invalid)
+# problems [{"field", "problem": "expression", "reason", "expression"}];
+# kind "output": its pull request number reads an output the git-open-pr
+# step does not have in the version followed (output_fields), problems
+# [{"field", "problem": "output", "alias", "output", "since", "until", "instead"}].
+invalid := array.concat(array.concat(schema_invalid, expression_invalid), output_invalid)
 
 schema_invalid := array.concat(
 	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "schema", "problems": ps}) |
@@ -100,23 +103,34 @@ schema_invalid := array.concat(
 # suspect (a few evaluations for all of them).
 expression_invalid := array.concat(
 	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "expression", "problems": ps}) |
-		some j, o in objects.stages
-		steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
-		expr_syntax.suspect(steps)
-		some i, s in steps
+		some l in stage_lists
+		expr_syntax.suspect_json(l.text)
+		some i, s in l.steps
 		ps := expression_problems(s)
 		count(ps) > 0
-		r := stages.records[j]
+		r := stages.records[l.j]
 	],
-	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "kind": "expression", "problems": ps}) |
-		some t in stages.task_objects
-		steps := objects.array_at(t.obj, ["spec", "steps"])
-		expr_syntax.suspect(steps)
-		some i, s in steps
+	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "expression", "problems": ps}) |
+		some l in task_lists
+		expr_syntax.suspect_json(l.text)
+		some i, s in l.steps
 		ps := expression_problems(s)
 		count(ps) > 0
 	],
 )
+
+# stage_lists and task_lists are the step lists as written, each with its
+# JSON text, marshalled once for the expression and the output checks (whose
+# first pass each reads the text only).
+stage_lists := [{"j": j, "steps": steps, "text": json.marshal(steps)} |
+	some j, o in objects.stages
+	steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+]
+
+task_lists := [{"task": t, "steps": steps, "text": json.marshal(steps)} |
+	some t in stages.task_objects
+	steps := objects.array_at(t.obj, ["spec", "steps"])
+]
 
 # expression_problems are a step's strings Kargo evaluates (its config's
 # values, never its keys; its if: condition; its vars' values) whose
@@ -144,6 +158,67 @@ expression_problems(s) := array.concat(
 		p := expression_problem(sprintf("vars[%d].value", [k]), q)
 	],
 )
+
+# output_fields are the outputs of git-open-pr the steps after it read for
+# the pull request's number, with the first version that has each and the
+# first that no longer does ([major, minor]): prNumber until v1.6 (removed in
+# v1.7.0), pr.id (and pr.url) from v1.5 (git_pr_opener.go at each tag).
+output_fields := [
+	{"output": "prNumber", "since": [0, 9], "until": [1, 7], "instead": "pr.id"},
+	{"output": "pr.id", "since": [1, 5], "until": null, "instead": "prNumber"},
+]
+
+lacking_outputs := {f.output: f |
+	some f in output_fields
+	lacks(f)
+}
+
+lacks(f) if not config.kargo_at_least(f.since)
+
+lacks(f) if {
+	f.until != null
+	config.kargo_at_least(f.until)
+}
+
+# pr_number_steps are the steps that take a pull request's number.
+pr_number_steps := {"git-wait-for-pr", "git-merge-pr"}
+
+# output_invalid: the steps taking a pull request's number from an output of
+# a git-open-pr step of the same list (outputs.<alias>.prNumber,
+# outputs['<alias>'].pr.id, task.outputs...) that the version followed does
+# not have: the number is null (or reading it fails), and Kargo fails the
+# step. Only lists whose JSON names such an output are read step by step.
+output_invalid := array.concat(
+	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "output", "problems": ps}) |
+		count(lacking_outputs) > 0
+		some l in stage_lists
+		regex.match(`prNumber|\.pr\.id`, l.text)
+		some i, s in l.steps
+		ps := output_problems(s, l.steps)
+		count(ps) > 0
+		r := stages.records[l.j]
+	],
+	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "output", "problems": ps}) |
+		count(lacking_outputs) > 0
+		some l in task_lists
+		regex.match(`prNumber|\.pr\.id`, l.text)
+		some i, s in l.steps
+		ps := output_problems(s, l.steps)
+		count(ps) > 0
+	],
+)
+
+output_problems(s, steps) := [p |
+	s.uses in pr_number_steps
+	is_string(s.config.prNumber)
+	some m in regex.find_all_string_submatch_n(`(?:^|[^.\w])(?:task\.)?outputs(?:\.([A-Za-z0-9_-]+)|\[\s*['"]([^'"]+)['"]\s*\])\.(prNumber|pr\.id)\b`, s.config.prNumber, -1)
+	alias := concat("", array.slice(m, 1, 3))
+	some opener in steps
+	opener.uses == "git-open-pr"
+	opener["as"] == alias
+	f := lacking_outputs[m[3]]
+	p := {"field": "prNumber", "problem": "output", "alias": alias, "output": m[3], "since": f.since, "until": f.until, "instead": f.instead}
+]
 
 expression_problem(field, q) := {"field": field, "problem": "expression", "reason": q.reason, "expression": q.expression}
 

@@ -36,12 +36,18 @@
 #     what certainly fails to compile: an expression never closed, an empty one, a string
 #     literal that never ends, brackets that do not pair up. Other syntax errors, and
 #     expressions with comments, are not judged.
+#
+#     A `git-wait-for-pr` or `git-merge-pr` step that takes the pull request's number from an
+#     output its `git-open-pr` step does not have in the Kargo release followed (`prNumber`,
+#     removed in v1.7.0; `pr.id`, from v1.5.0) gets a null number, which the step's schema
+#     rejects (an integer of at least 1).
 #   remediation: |
 #     Write the step as the reference of the Kargo release you run documents it: add the
 #     required key, or rename or drop the one it does not have (git-commit's
 #     messageFromSteps, removed in v1.5, is written as a message expression since). Close
-#     the expression, the string or the bracket the finding names. If flipflop assumed the
-#     wrong version, pass --kargo-version.
+#     the expression, the string or the bracket the finding names. Read the pull request's
+#     number from the output git-open-pr has in your release: `pr.id` from v1.5 on,
+#     `prNumber` before v1.7. If flipflop assumed the wrong version, pass --kargo-version.
 package lib.flipflop.rules.invalid_step_config
 
 import data.lib.flipflop.config
@@ -85,6 +91,34 @@ report contains finding if {
 		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "expression"},
 	)
 }
+
+report contains finding if {
+	some w in step_configs.invalid
+	w.kind == "output"
+	some p in w.problems
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
+				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.%s",
+			]),
+			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, output_history(p), p.instead, who(w), assumed],
+		),
+		result.refs([w.ref]),
+		sprintf("%s|%s|%s|output|%s", [w.ref.kind, key(w), w.path, p.output]),
+		result.about([], stages_of(w), [], [], []),
+		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": [p], "kargoVersion": config.kargo_text, "kind": "output"},
+	)
+}
+
+output_history(p) := sprintf("it came in v%d.%d.0", p.since) if {
+	not config.kargo_at_least(p.since)
+} else := sprintf("it was removed in v%d.%d.0", p.until)
+
+default assumed := " flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version."
+
+assumed := "" if config.kargo_explicit
 
 expression_text(p) := sprintf("in %s, an expression is opened and never closed", [p.field]) if p.reason == "unclosed"
 
