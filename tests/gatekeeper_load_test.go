@@ -29,20 +29,7 @@ func TestGatekeeperLoad(t *testing.T) {
 		t.Skip("set FLIPFLOP_GATEKEEPER_LOAD to a number of objects to measure")
 	}
 	gk := hostsOf(t, "gatekeeper")[0]
-	version := gk.Version
-	for _, e := range readMatrix(t) {
-		if e.Tool == "gatekeeper" && e.Default && version == "default" {
-			version = e.Version
-		}
-	}
-	mod := moduleDir(t, "github.com/open-policy-agent/gatekeeper/v3", version)
-	env, err := kubetest.Start(kubetest.Options{CRDs: []string{
-		kubetest.KargoCRDs, kubetest.ArgoCDCRDs, mod + "/charts/gatekeeper/crds",
-	}})
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { env.Stop() })
+	env, version, _ := gatekeeperCluster(t, gk)
 
 	files, _ := estate.Generate(estate.Options{Objects: n, Seed: 1})
 	apps, rejected := 0, 0

@@ -60,17 +60,20 @@ func TestCompatGatekeeperInDeny(t *testing.T) {
 	}
 }
 
-func gatekeeperInDeny(t *testing.T, gk host) {
-	// The release's CRDs and webhook registration come from the module of the
-	// binary's version (the matrix's default one when GATEKEEPER_BIN points
-	// outside the host cache).
-	version := gk.Version
+// gatekeeperCluster starts a real API server with Kargo's, Argo CD's and
+// Gatekeeper's released CRDs, and returns it with Gatekeeper's version and
+// module directory: the release's CRDs and webhook registration come from
+// the module of the binary's version (the matrix's default one when
+// GATEKEEPER_BIN points outside the host cache).
+func gatekeeperCluster(t *testing.T, gk host) (env *kubetest.Env, version, mod string) {
+	t.Helper()
+	version = gk.Version
 	for _, e := range readMatrix(t) {
 		if e.Tool == "gatekeeper" && e.Default && version == "default" {
 			version = e.Version
 		}
 	}
-	mod := moduleDir(t, "github.com/open-policy-agent/gatekeeper/v3", version)
+	mod = moduleDir(t, "github.com/open-policy-agent/gatekeeper/v3", version)
 	env, err := kubetest.Start(kubetest.Options{CRDs: []string{
 		kubetest.KargoCRDs, kubetest.ArgoCDCRDs, filepath.Join(mod, "charts", "gatekeeper", "crds"),
 	}})
@@ -81,6 +84,11 @@ func gatekeeperInDeny(t *testing.T, gk host) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Stop() })
+	return env, version, mod
+}
+
+func gatekeeperInDeny(t *testing.T, gk host) {
+	env, version, mod := gatekeeperCluster(t, gk)
 
 	// Every estate, at its seed, before Gatekeeper enforces anything.
 	replays := waysOutReplays(t)
