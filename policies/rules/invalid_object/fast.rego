@@ -171,7 +171,12 @@ clean(obj, t) if {
 # elements are the values of the container at c in obj, when it is the
 # container the wildcard w iterates ([] when it is not: the walk reads nothing
 # below a container of the wrong type, whose own entry reports it).
-elements(obj, [c, w]) := [e | x := object.get(obj, c, null); type_name(x) == container[w]; some e in x]
+elements(obj, [c, "[]"]) := x if {
+	x := object.get(obj, c, null)
+	is_array(x)
+} else := []
+
+elements(obj, [c, "*"]) := [e | x := object.get(obj, c, null); is_object(x); some e in x]
 
 # below steps from each element to the container at c under it.
 below(es, [c, w]) := [e | some x in es; is_object(x); y := object.get(x, c, null); type_name(y) == container[w]; some e in y]
@@ -201,7 +206,8 @@ fields_typed(es, check) if {
 # that is null is wrong), or want is "" (the node says nothing of them). The
 # standard order sorts values by type first (null, boolean, number, string,
 # array, object), so with a value of that type added (sentinel), the smallest
-# and the largest element having it proves it of every element. The null is
+# and the largest element having it proves it of every element (min and max
+# take the list as it is: no set is built). The null is
 # tested on its own: OPA v1.7.1 and older skip null when taking the
 # min of a set (v1.0.1 and v1.7.1 measured; v1.22.4 does not), and Gatekeeper
 # 3.20 ships v1.7.1.
@@ -210,7 +216,7 @@ elements_are(_, "")
 elements_are(es, want) if {
 	want != ""
 	not null in es
-	s := {e | some e in es} | {sentinel[want]}
+	s := array.concat(es, [sentinel[want]])
 	type_name(min(s)) == want
 	type_name(max(s)) == want
 }
