@@ -79,8 +79,10 @@ str(obj, path) := v if {
 	is_string(v)
 } else := ""
 
-# by_kind groups the objects by kind.
-by_kind := {k: group |
+# by_kind groups the objects by kind. A rule, not a comprehension within
+# one: OPA indexes a comprehension in a rule body by the variable it closes
+# over (k), so the objects are read once, not once per kind.
+by_kind[k] := group if {
 	some k, _ in read_kinds
 	group := [o | some o in docs; o.ref.kind == k]
 }
