@@ -30,7 +30,12 @@ cluster_scoped := {"ClusterPromotionTask"}
 # ([] otherwise). The API group is not in it: every kind the model reads has
 # one group (objects.read_kinds), and the version is no part of an object's
 # name. Undefined when the name is "".
-identity(ref) := [ref.kind, ref.name, ns, object.get({"": [ref.file, object.get(ref, "renderedBy", "")]}, ns, [])] if {
+identity(ref) := [ref.kind, ref.name, ref.namespace, []] if {
+	# The common case first: a namespaced document that names its namespace.
+	ref.namespace != ""
+	ref.name != ""
+	not cluster_namespace[ref.kind]
+} else := [ref.kind, ref.name, ns, object.get({"": [ref.file, object.get(ref, "renderedBy", "")]}, ns, [])] if {
 	ref.name != ""
 	ns := object.get(cluster_namespace, ref.kind, ref.namespace)
 }

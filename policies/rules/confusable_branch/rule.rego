@@ -72,7 +72,12 @@ look_alikes := {
 skeleton(b) := strings.replace_n(look_alikes, regex.replace(b, invisible, ""))
 
 # odd reports a name with an invisible or a look-alike character.
-odd(b) if skeleton(b) != b
+odd(b) if regex.match(odd_pattern, b)
+
+# odd_pattern matches a name whose skeleton differs from it: one with an
+# invisible character or a look-alike (one match per name, where the
+# skeleton takes a replace of each kind and a comparison).
+odd_pattern := concat("|", array.concat([invisible], [regex.replace(k, `[.*+?()|\[\]{}^$\\-]`, `\$0`) | some k, _ in look_alikes]))
 
 # groups: per repository and skeleton, the distinct names that share it, when
 # one of them is odd. A name that is not odd is its own skeleton, so a group
