@@ -108,3 +108,25 @@ waivers := w if {
 	w := object.get(settings, "waivers", null)
 	is_array(w)
 }
+
+# lacks holds for what the version followed does not have: f.since is the
+# first version that has it, f.until (or null) the first that no longer does
+# ([major, minor]).
+lacks(f) if not kargo_at_least(f.since)
+
+lacks(f) if {
+	f.until != null
+	kargo_at_least(f.until)
+}
+
+# history says, for what the version followed lacks (lacks), when it came or
+# went.
+history(f) := sprintf("it came in v%d.%d.0", f.since) if {
+	not kargo_at_least(f.since)
+} else := sprintf("it was removed in v%d.%d.0", f.until)
+
+# assumed_note ends a message that depends on the version when the run named
+# none.
+default assumed_note := " flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version."
+
+assumed_note := "" if kargo_explicit

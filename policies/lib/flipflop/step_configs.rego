@@ -75,20 +75,20 @@ invalid := array.concat(array.concat(schema_invalid, expression_invalid), output
 schema_invalid := array.concat(
 	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "schema", "problems": ps}) |
 		applies
-		some j, o in objects.stages
-		some i, s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+		some l in stage_lists
+		some i, s in l.steps
 		t := tables[s.uses]
 		c := object.get(s, "config", {})
 		is_object(c)
 		not cleared(c, t)
 		ps := problems(c, t.nodes)
 		count(ps) > 0
-		r := stages.records[j]
+		r := stages.records[l.j]
 	],
-	[object.union(written(t.ref, i, s, stages.task_steps), {"stage": "", "task": t.key, "kind": "schema", "problems": ps}) |
+	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "schema", "problems": ps}) |
 		applies
-		some t in stages.task_objects
-		some i, s in objects.array_at(t.obj, ["spec", "steps"])
+		some l in task_lists
+		some i, s in l.steps
 		tb := tables[s.uses]
 		c := object.get(s, "config", {})
 		is_object(c)
@@ -119,9 +119,9 @@ expression_invalid := array.concat(
 	],
 )
 
-# stage_lists and task_lists are the step lists as written, each with its
-# JSON text, marshalled once for the expression and the output checks (whose
-# first pass each reads the text only).
+# stage_lists and task_lists are the step lists as written, read once for the
+# three checks, each with its JSON text, marshalled once for the expression
+# and the output checks (whose first pass each reads the text only).
 stage_lists := [{"j": j, "steps": steps, "text": json.marshal(steps)} |
 	some j, o in objects.stages
 	steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
@@ -170,14 +170,7 @@ output_fields := [
 
 lacking_outputs := {f.output: f |
 	some f in output_fields
-	lacks(f)
-}
-
-lacks(f) if not config.kargo_at_least(f.since)
-
-lacks(f) if {
-	f.until != null
-	config.kargo_at_least(f.until)
+	config.lacks(f)
 }
 
 # pr_number_steps are the steps that take a pull request's number.

@@ -103,7 +103,7 @@ report contains finding if {
 				"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
 				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.%s",
 			]),
-			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, output_history(p), p.instead, who(w), assumed],
+			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w), config.assumed_note],
 		),
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s|output|%s", [w.ref.kind, key(w), w.path, p.output]),
@@ -111,14 +111,6 @@ report contains finding if {
 		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": [p], "kargoVersion": config.kargo_text, "kind": "output"},
 	)
 }
-
-output_history(p) := sprintf("it came in v%d.%d.0", p.since) if {
-	not config.kargo_at_least(p.since)
-} else := sprintf("it was removed in v%d.%d.0", p.until)
-
-default assumed := " flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version."
-
-assumed := "" if config.kargo_explicit
 
 expression_text(p) := sprintf("in %s, an expression is opened and never closed", [p.field]) if p.reason == "unclosed"
 

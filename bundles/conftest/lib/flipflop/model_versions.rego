@@ -23,18 +23,10 @@ config_fields := [
 	{"where": "source", "field": "fromOrigin", "since": [0, 9], "until": [1, 3]},
 ]
 
-# version_lacks holds for a field the version followed does not have.
-version_lacks(f) if not config.kargo_at_least(f.since)
-
-version_lacks(f) if {
-	f.until != null
-	config.kargo_at_least(f.until)
-}
-
 # lacking maps where a field is written ("app", "source") to the fields of
 # config_fields the version followed lacks there, by name: on the newest
 # Kargo, the removed ones only.
-lacking := {where: {f.field: f | some f in config_fields; f.where == where; version_lacks(f)} | some where in {"app", "source"}}
+lacking := {where: {f.field: f | some f in config_fields; f.where == where; config.lacks(f)} | some where in {"app", "source"}}
 
 lacking_names := {where: object.keys(fs) | some where, fs in lacking}
 

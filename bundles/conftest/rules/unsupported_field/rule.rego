@@ -56,7 +56,7 @@ report contains finding if {
 				"Kargo rejects the step's config when a Promotion runs it, so every promotion of the Stage fails at this step",
 				"and its revision checks are never registered.%s",
 			]),
-			[x.stage.key, x.step.alias, field_text(x), config.kargo_text, history(x.field), assumed],
+			[x.stage.key, x.step.alias, field_text(x), config.kargo_text, config.history(x.field), config.assumed_note],
 		),
 		result.refs([x.stage.ref, x.step.origin.ref]),
 		sprintf("%s|%s|%s", [x.stage.key, x.step.id, x.path]),
@@ -84,12 +84,3 @@ report contains finding if {
 }
 
 field_text(x) := sprintf("%s (at %s)", [x.field.field, x.path])
-
-history(f) := sprintf("it came in v%d.%d.0", f.since) if {
-	not config.kargo_at_least(f.since)
-} else := sprintf("it was removed in v%d.%d.0", f.until)
-
-# assumed says where the version came from when the run did not name one.
-default assumed := " flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version."
-
-assumed := "" if config.kargo_explicit
