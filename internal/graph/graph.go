@@ -3,7 +3,9 @@
 // pointers (repository @ revision) the Applications track, and the pointers
 // the Stages push to (dashed). Pointers, Stages, Applications and edges that an
 // error finding is about are drawn in red. Output is Mermaid (renders in GitHub
-// Markdown) or Graphviz DOT, and is deterministic.
+// Markdown), Graphviz DOT, or SVG laid out here (for pages that must not run a
+// script or reach the network), and is deterministic. Parts cuts the picture
+// of one finding out of an estate's graph.
 package graph
 
 import (
@@ -15,7 +17,7 @@ import (
 )
 
 // Formats lists the output formats Write knows.
-func Formats() []string { return []string{"mermaid", "dot"} }
+func Formats() []string { return []string{"mermaid", "dot", "svg"} }
 
 // Node kinds, in drawing order.
 const (
@@ -57,7 +59,6 @@ type Graph struct {
 
 // Build draws model m and marks what the error findings of report are about.
 func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
-	type nodeKey struct{ kind, key string }
 	nodes := map[nodeKey]*Node{}
 	add := func(kind, key, label string) {
 		k := nodeKey{kind, key}
@@ -69,12 +70,6 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 			// the order of the documents.
 			n.Label = label
 		}
-	}
-	pointerKey := func(p evaluator.Pointer, owner string) string {
-		if p.Key != "" {
-			return p.Key
-		}
-		return "?" + owner + "|" + p.Text // an unknown pointer is nobody else's
 	}
 	type edgeKey struct{ kind, from, to, label string }
 	edges := map[edgeKey]bool{}
@@ -175,6 +170,16 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		return cmp.Or(cmp.Compare(edgeOrder[a.Kind], edgeOrder[b.Kind]), compareID(a.From, b.From), compareID(a.To, b.To), cmp.Compare(a.Label, b.Label))
 	})
 	return g
+}
+
+// pointerKey is the key of pointer p's node: its own key, or for an unknown
+// pointer one that is its owner's (the Application that tracks it, the Stage
+// that pushes to it) alone.
+func pointerKey(p evaluator.Pointer, owner string) string {
+	if p.Key != "" {
+		return p.Key
+	}
+	return "?" + owner + "|" + p.Text // an unknown pointer is nobody else's
 }
 
 // compareID orders node IDs by kind letter, then number (s2 before s10).

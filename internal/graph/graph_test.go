@@ -62,9 +62,9 @@ func render(t *testing.T, format string, g *Graph) string {
 	return b.String()
 }
 
-var ext = map[string]string{"mermaid": ".mmd", "dot": ".dot"}
+var ext = map[string]string{"mermaid": ".mmd", "dot": ".dot", "svg": ".svg"}
 
-// TestGolden compares both formats with testdata/<estate>.{mmd,dot}
+// TestGolden compares every format with testdata/<estate>.{mmd,dot,svg}
 // (go test ./internal/graph -update rewrites them).
 func TestGolden(t *testing.T) {
 	race.Sequential(t)
@@ -261,7 +261,7 @@ func TestDOTRendersWithGraphviz(t *testing.T) {
 }
 
 func TestUnknownFormat(t *testing.T) {
-	if err := Write(&bytes.Buffer{}, "svg", &Graph{}); err == nil {
+	if err := Write(&bytes.Buffer{}, "png", &Graph{}); err == nil {
 		t.Error("no error for an unknown format")
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
-// Write renders g as format: mermaid or dot.
+// Write renders g as format: mermaid, dot or svg.
 func Write(w io.Writer, format string, g *Graph) error {
 	var s string
 	switch format {
@@ -16,8 +16,10 @@ func Write(w io.Writer, format string, g *Graph) error {
 		s = Mermaid(g)
 	case "dot":
 		s = DOT(g)
+	case "svg":
+		s = SVG(g, "flipflop")
 	default:
-		return fmt.Errorf("unknown graph format %q (want mermaid or dot)", format)
+		return fmt.Errorf("unknown graph format %q (want mermaid, dot or svg)", format)
 	}
 	_, err := io.WriteString(w, s)
 	return err
@@ -94,16 +96,28 @@ func Mermaid(g *Graph) string {
 }
 
 // mermaidText makes s safe inside a quoted Mermaid label: control and format
-// characters escaped (safetext), then the characters Mermaid gives a meaning
-// as entity codes.
+// characters escaped (safetext), so no label holds a line break that could
+// start a statement (a click callback, a style); then, as Mermaid entity codes,
+// the characters Mermaid gives a meaning: the quote that would close the label,
+// # (entity codes), < > & (HTML in labels), ` (a Markdown label), % (a
+// %%{init}%% directive, which Mermaid reads anywhere in the text and which
+// could change its security level), and the two markers Mermaid writes its
+// entity codes with internally (ﬂ, ¶).
 func mermaidText(s string) string {
-	return strings.NewReplacer(
-		"#", "#35;",
-		`"`, "#quot;",
-		"<", "#lt;",
-		">", "#gt;",
-	).Replace(safetext.Text(s))
+	return mermaidEscaper.Replace(safetext.Text(s))
 }
+
+var mermaidEscaper = strings.NewReplacer(
+	"#", "#35;",
+	`"`, "#quot;",
+	"<", "#lt;",
+	">", "#gt;",
+	"&", "#38;",
+	"`", "#96;",
+	"%", "#37;",
+	"\ufb02", "#64258;",
+	"\u00b6", "#182;",
+)
 
 // DOT renders g for Graphviz (dot -Tsvg).
 func DOT(g *Graph) string {
