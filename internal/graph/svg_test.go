@@ -3,8 +3,8 @@ package graph
 import (
 	"encoding/xml"
 	"fmt"
-	"regexp"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
