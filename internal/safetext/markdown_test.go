@@ -1,0 +1,110 @@
+package safetext
+
+import (
+	"bytes"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// markdownHostile are values a pull request could put in a name or a path,
+// aimed at Markdown, GitHub's autolinks, HTML and tables.
+var markdownHostile = []string{
+	`a"]-->X;click A "javascript:alert(1)"`,
+	`<img src=x onerror=alert(1)>`, `<script>alert(1)</script>`, `<!-- x`, `&lt;b&gt;`, "&#60;",
+	`|`, `a | b`, "`", "``a`", "` x `", "x`", " ", "", `\`, `\|`,
+	`](http://evil)`, `[x](http://evil)`, `![i](http://evil/i.png)`, `[x]: http://evil`, `[^1]`,
+	"http://evil.example", "https://evil.example/a?b", "www.evil.example", "user@evil.example", "mailto:a@b.c",
+	"# heading", "1. item", "- item", "> quote", "***", "~~strike~~", "**bold** _em_", "===",
+	"x\n# heading\n| a | b |\n|---|---|", "line\r\n\n```\ncode", "\u202eevil", "\x1b[31mred",
+	strings.Repeat("long ", 300),
+}
+
+var (
+	tag      = regexp.MustCompile(`<(/?)([a-z0-9]+)[^>]*>`)
+	markdown = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote)) // GFM: tables, strike-through, autolinks (linkify), task lists
+)
+
+func renderMarkdown(t *testing.T, src string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := markdown.Convert([]byte(src), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// textOf returns the tags of rendered HTML and its text.
+func textOf(out string) (tags []string, text string) {
+	for _, m := range tag.FindAllStringSubmatch(out, -1) {
+		tags = append(tags, m[2])
+	}
+	return tags, html.UnescapeString(tag.ReplaceAllString(out, ""))
+}
+
+// Rendered through a GFM renderer (goldmark with GitHub's extensions), every
+// value shows as its Text, and makes no element of its own: in prose, in a
+// table cell, and as a code span.
+func TestMarkdownRendersAsText(t *testing.T) {
+	for _, s := range markdownHostile {
+		want := Text(s)
+
+		out := renderMarkdown(t, "Value: "+Markdown(s)+" end\n")
+		tags, text := textOf(out)
+		if strings.Join(tags, " ") != "p p" {
+			t.Errorf("prose %q renders elements %v: %s", s, tags, out)
+		}
+		if got := strings.TrimSuffix(strings.TrimPrefix(text, "Value: "), " end\n"); got != want {
+			t.Errorf("prose %q shows %q, want %q", s, got, want)
+		}
+
+		out = renderMarkdown(t, "| a | b |\n|---|---|\n| "+Markdown(s)+" | z |\n")
+		tags, _ = textOf(out)
+		if got := strings.Count(out, "<td>"); got != 2 {
+			t.Errorf("table cell %q: %d cells: %s", s, got, out)
+		}
+		for _, tg := range tags {
+			if !strings.Contains(" table thead tbody tr th td ", " "+tg+" ") {
+				t.Errorf("table cell %q renders <%s>: %s", s, tg, out)
+			}
+		}
+		if cell := regexp.MustCompile(`<td>(.*?)</td>`).FindStringSubmatch(out); cell == nil || html.UnescapeString(cell[1]) != strings.TrimSpace(want) {
+			t.Errorf("table cell %q shows %q, want %q", s, cell, want)
+		}
+
+		out = renderMarkdown(t, "Name "+MarkdownCode(s)+" end\n")
+		tags, text = textOf(out)
+		if strings.Join(tags, " ") != "p code code p" {
+			t.Errorf("code span %q renders elements %v: %s", s, tags, out)
+		}
+		code := regexp.MustCompile(`(?s)<code>(.*)</code>`).FindStringSubmatch(out)
+		if code == nil {
+			continue
+		}
+		got := html.UnescapeString(code[1])
+		if want == "" || strings.TrimSpace(want) == "" {
+			if strings.TrimSpace(got) != "" {
+				t.Errorf("code span %q shows %q", s, got)
+			}
+		} else if got != want {
+			t.Errorf("code span %q shows %q, want %q", s, got, want)
+		}
+		_ = text
+	}
+}
+
+func TestMarkdownLeavesPlainText(t *testing.T) {
+	if got := Markdown("acme dev 2"); got != "acme dev 2" {
+		t.Errorf("plain text escaped: %q", got)
+	}
+	if got, want := Markdown("acme/dev"), `acme\/dev`; got != want {
+		t.Errorf("Markdown = %q, want %q", got, want)
+	}
+	if got, want := MarkdownCode("a``b"), "```a``b```"; got != want {
+		t.Errorf("MarkdownCode = %q, want %q", got, want)
+	}
+}
