@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -16,7 +18,8 @@ var failLevels = []string{"error", "warning", "info", "never"}
 
 // checkFlags are the flags of `flipflop check`.
 type checkFlags struct {
-	output string
+	output  string
+	summary string
 	color  string
 	failOn string
 	inputs inputFlags
@@ -28,6 +31,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
 	fs.StringVar(&f.color, "color", output.ColorAuto, "colour the text output: "+joinOr(output.ColorModes())+" (auto: when stdout is a terminal and NO_COLOR is unset)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
+	fs.StringVar(&f.summary, "summary", "", "also append the report as Markdown (what -o markdown prints) to this file: a GitHub job summary ($GITHUB_STEP_SUMMARY), a merge-request note")
 	f.inputs.registerAll(fs)
 	return fs, f
 }
@@ -63,21 +67,58 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	ev := in.ev
-	report, err := ev.Evaluate(ctx, in.objs)
-	if err != nil {
+	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}
+	var report *evaluator.Report
+	if f.output == "markdown" || f.summary != "" {
+		// The pictures and the ways out need the model and a fix plan.
+		a, err := analyze(ctx, in, &f.inputs, fs, paths)
+		if err != nil {
+			return err
+		}
+		report, opts.Digest = a.report, a.digest
+	} else {
+		report, err = ev.Evaluate(ctx, in.objs)
+		if err != nil {
+			return err
+		}
+		report.Errors = append(report.Errors, in.errs...)
+		report.Excluded = in.excluded
+		report.Rendered = in.rendered
+		report.Summary.Skipped = in.skipped
+		if report.Kargo != nil {
+			report.Kargo.Source = in.kargoSource
+		}
+	}
+	if err := output.Write(stdio.Out, f.output, report, opts); err != nil {
 		return err
 	}
-	report.Errors = append(report.Errors, in.errs...)
-	report.Excluded = in.excluded
-	report.Rendered = in.rendered
-	report.Summary.Skipped = in.skipped
-	if report.Kargo != nil {
-		report.Kargo.Source = in.kargoSource
-	}
-	if err := output.Write(stdio.Out, f.output, report, output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}); err != nil {
-		return err
+	if f.summary != "" {
+		if err := appendSummary(f.summary, report, opts); err != nil {
+			return err
+		}
 	}
 	return verdict(report, f.failOn)
+}
+
+// appendSummary appends the report as Markdown to file (GitHub gives each
+// step its own summary file, to append to).
+func appendSummary(file string, report *evaluator.Report, opts output.Options) error {
+	var b bytes.Buffer
+	if err := output.Write(&b, "markdown", report, opts); err != nil {
+		return err
+	}
+	w, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("--summary: %w", err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		w.Close()
+		return fmt.Errorf("--summary: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("--summary: %w", err)
+	}
+	return nil
 }
 
 // verdict maps a printed report to the error ExitCode turns into the exit code:

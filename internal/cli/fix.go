@@ -117,7 +117,7 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 	}
 	if way == "" {
 		var listing strings.Builder
-		err := listWays(&listing, stdio.Err, plan, previewCommand(fs, paths))
+		err := listWays(&listing, stdio.Err, plan, previewCommand(fs, paths, nil))
 		if _, werr := io.WriteString(stdio.Out, safetext.Lines(listing.String())); werr != nil {
 			return werr
 		}
@@ -252,11 +252,12 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 }
 
 // previewCommand returns the command line that previews a way: flipflop fix
-// with the flags given here (but --way and -o) and the paths.
-func previewCommand(fs *pflag.FlagSet, paths []string) func(fix.Way) string {
+// with the flags given in fs (but --way and -o; only those keep accepts, when
+// not nil) and the paths.
+func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bool) func(fix.Way) string {
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
-		if f.Name == "way" || f.Name == "output" {
+		if f.Name == "way" || f.Name == "output" || keep != nil && !keep(f.Name) {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {

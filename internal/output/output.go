@@ -1,6 +1,7 @@
 // Package output renders a flipflop report, one file per format: text (for a
 // person at a terminal), json (the documented contract), sarif (code
-// scanning), junit (test reports) and github (workflow annotations).
+// scanning), junit (test reports), github (workflow annotations) and markdown
+// (job summaries, merge-request notes, pull-request comments).
 package output
 
 import (
@@ -9,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/digest"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
@@ -36,18 +38,27 @@ type Options struct {
 	// format colours.
 	Color string
 	// Version is flipflop's version, named by formats that describe the tool
-	// (SARIF); empty leaves it out.
+	// (SARIF, Markdown); empty leaves it out.
 	Version string
+	// Digest is the report's digest (pictures, why, ways out) for the
+	// markdown format, built by the caller from the model and the fix plan
+	// of the same objects; nil (or a digest of another report) draws no
+	// picture and offers no command.
+	Digest *digest.Digest
+	// MarkdownLimit bounds the markdown format, in bytes; 0 means
+	// DefaultMarkdownLimit.
+	MarkdownLimit int
 }
 
 type renderer func(io.Writer, *evaluator.Report, Options) error
 
 var renderers = map[string]renderer{
-	"text":   writeText,
-	"json":   writeJSON,
-	"sarif":  writeSARIF,
-	"junit":  writeJUnit,
-	"github": writeGitHub,
+	"text":     writeText,
+	"json":     writeJSON,
+	"sarif":    writeSARIF,
+	"junit":    writeJUnit,
+	"github":   writeGitHub,
+	"markdown": writeMarkdown,
 }
 
 // Formats lists the output formats, sorted.
