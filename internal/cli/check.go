@@ -20,9 +20,9 @@ var failLevels = []string{"error", "warning", "info", "never"}
 type checkFlags struct {
 	output  string
 	summary string
-	color  string
-	failOn string
-	inputs inputFlags
+	color   string
+	failOn  string
+	inputs  inputFlags
 }
 
 func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
