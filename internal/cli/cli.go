@@ -27,6 +27,7 @@ Usage:
   flipflop explain [flags] PATH... replay each shared-branch contradiction as a promotion timeline
   flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot); contradictions in red
   flipflop fix [flags] PATH...     preview the ways out of the findings as a patch (--way W --apply writes it)
+  flipflop report [flags] PATH...  the findings as one self-contained HTML page (pictures, timelines, fix previews)
   flipflop rules                   list the rules
   flipflop export TARGET DIR|-     write the policies for conftest, Gatekeeper or as an OPA bundle
   flipflop version                 print the version, commit and build (also: flipflop --version)
@@ -59,6 +60,8 @@ func Run(ctx context.Context, args []string, stdio IO) error {
 		return runGraph(ctx, args[1:], stdio)
 	case "fix":
 		return runFix(ctx, args[1:], stdio)
+	case "report":
+		return runReport(ctx, args[1:], stdio)
 	case "rules":
 		return runRules(ctx, args[1:], stdio)
 	case "export":

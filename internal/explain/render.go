@@ -65,6 +65,15 @@ func Write(w io.Writer, m *evaluator.Model, report *evaluator.Report, rules []ev
 	return err
 }
 
+// Text is the timeline as explain prints it: the pointer, who pins and pushes
+// to it, each promotion and what it does to every pinning Stage's health, the
+// health table and what Kargo reports; every value escaped for display.
+func (t *Timeline) Text() string {
+	var b strings.Builder
+	t.write(&b)
+	return safetext.Lines(b.String())
+}
+
 func resources(f evaluator.Finding) string {
 	var parts []string
 	for _, r := range f.Resources {
