@@ -151,10 +151,30 @@ func TestHostileNamesEscapedEverywhere(t *testing.T) {
 	if !strings.Contains(stdout, "github.com/acme/deploy @ main") {
 		t.Errorf("explain lost the timeline:\n%s", stdout)
 	}
-	for _, format := range []string{"mermaid", "dot"} {
+	for _, format := range []string{"mermaid", "dot", "svg"} {
 		stdout, stderr, _ = run(t, "", append([]string{"graph", "-o", format}, paths...)...)
 		assertSafe(t, "graph -o "+format, stdout)
 		assertSafe(t, "stderr of graph", stderr)
+	}
+	// Markdown may be printed to a CI log too; its pictures' labels and its
+	// values are escaped for Markdown and Mermaid on top of that.
+	stdout, stderr, _ = run(t, "", append([]string{"check", "-o", "markdown"}, paths...)...)
+	assertSafe(t, "check -o markdown", stdout)
+	assertSafe(t, "stderr of check -o markdown", stderr)
+	if !strings.Contains(stdout, "```mermaid") || strings.Contains(stdout, "<img") || strings.Contains(stdout, "](http") && !strings.Contains(stdout, "](https://github.com/flipflop-dev/flipflop/blob/main/docs/rules/") {
+		t.Errorf("check -o markdown:\n%s", stdout)
+	}
+	// The HTML page holds every value as text: no control or format
+	// character, no tag of the input's.
+	stdout, stderr, _ = run(t, "", append([]string{"report"}, paths...)...)
+	assertSafe(t, "stderr of report", stderr)
+	if off, bad, ok := safetext.Unsafe(strings.ReplaceAll(stdout, "\n", "")); ok && !strings.HasPrefix(bad, "##") && !strings.HasPrefix(bad, "::") && !strings.HasPrefix(bad, "section_") && !strings.HasSuffix(bad, "(Buildkite log group)") {
+		t.Errorf("report holds %s at %d", bad, off)
+	}
+	for _, tag := range []string{"<script", "<img", "<iframe", " onerror=", " onload="} {
+		if strings.Contains(stdout, tag) {
+			t.Errorf("report holds %q", tag)
+		}
 	}
 	// fix prints no patch from a partly read estate; without the broken file
 	// it lists the ways out.
