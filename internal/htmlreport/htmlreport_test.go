@@ -118,7 +118,7 @@ func TestContradictionPage(t *testing.T) {
 		"shared-branch-contradiction", "Only one commit can be the head of it",
 		"flipflop fix --way stage-branches examples/contradiction",
 		"promote to qa → qa pushes commit B to main; main is now B", // the timeline
-		"+    targetRevision: env/dev", // a preview's diff
+		"+    targetRevision: env/dev",                              // a preview's diff
 		"no-desired-revision", "update-target-revision",
 		"acme/dev", "examples/contradiction/kargo.yaml:18",
 	} {
