@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs flipflop check for the GitHub Action (action.yml): once with -o github
 # (annotations on the pull request, the summary in the log; its exit code is
-# the verdict), and, when SARIF is asked for, once more with -o sarif into
+# the verdict), which with INPUT_SUMMARY also appends the report as Markdown to
+# the job summary ($GITHUB_STEP_SUMMARY: --summary, what -o markdown prints),
+# and, when SARIF is asked for, once more with -o sarif into
 # $INPUT_SARIF_FILE for code scanning. Writes exit-code (and sarif-file) to
 # $GITHUB_OUTPUT and exits 0: the action's last step fails the job, after the
 # SARIF upload.
 #
 # INPUT_PATHS: paths separated by spaces or new lines (default ".");
 # INPUT_ARGS: extra flags, one per line; INPUT_FAIL_ON; INPUT_SARIF ("true" or
-# "false"); INPUT_SARIF_FILE.
+# "false"); INPUT_SARIF_FILE; INPUT_SUMMARY ("true" or "false").
 set -uo pipefail
 
 read -r -d '' -a paths <<<"${INPUT_PATHS:-.}" || true
@@ -22,7 +24,12 @@ done <<<"${INPUT_ARGS:-}"
 fail_on=${INPUT_FAIL_ON:-error}
 out=${GITHUB_OUTPUT:-/dev/null}
 
-flipflop check -o github --fail-on "$fail_on" "${args[@]}" -- "${paths[@]}"
+summary=()
+if [[ ${INPUT_SUMMARY:-true} == true && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
+  summary=(--summary "$GITHUB_STEP_SUMMARY")
+fi
+
+flipflop check -o github --fail-on "$fail_on" "${summary[@]}" "${args[@]}" -- "${paths[@]}"
 code=$?
 echo "exit-code=$code" >>"$out"
 

@@ -264,29 +264,56 @@ func TestActionCheck(t *testing.T) {
 		name, paths, args, failOn, sarif string
 		code                             int
 		stdout                           string
+		// summary is the action's input; the job summary must hold each of
+		// inSummary (nil: no summary written).
+		summary   string
+		inSummary []string
 	}{
-		{name: "contradiction", paths: "examples/contradiction", sarif: "true", code: 1, stdout: "::error file=examples/contradiction/kargo.yaml,line=18,title=shared-branch-contradiction"},
-		{name: "clean", paths: "examples/fix-stage-branches", sarif: "true", code: 0, stdout: "flipflop: 5 objects checked (1 more skipped: no rule reads their kind): 0 errors"},
-		{name: "several paths", paths: "examples/contradiction/argocd.yaml\n examples/contradiction/kargo.yaml", sarif: "false", code: 1},
-		{name: "args one per line", paths: "examples/contradiction", args: "--exclude=kargo.yaml\n\n  --default-branch=main  \n", sarif: "true", code: 0, stdout: "1 path excluded"},
-		{name: "fail-on never", paths: "examples/contradiction", failOn: "never", sarif: "false", code: 0},
-		{name: "empty input", paths: empty, sarif: "true", code: 2, stdout: "no Kargo Stage and no Argo CD Application"},
+		{name: "contradiction", paths: "examples/contradiction", sarif: "true", code: 1, stdout: "::error file=examples/contradiction/kargo.yaml,line=18,title=shared-branch-contradiction",
+			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches examples/contradiction\n```"}},
+		{name: "clean", paths: "examples/fix-stage-branches", sarif: "true", code: 0, stdout: "flipflop: 5 objects checked (1 more skipped: no rule reads their kind): 0 errors", summary: "true",
+			inSummary: []string{"## flipflop: no error, 0 warnings", "No finding."}},
+		{name: "several paths", paths: "examples/contradiction/argocd.yaml\n examples/contradiction/kargo.yaml", sarif: "false", code: 1, summary: "false"},
+		{name: "args one per line", paths: "examples/contradiction", args: "--exclude=kargo.yaml\n\n  --default-branch=main  \n", sarif: "true", code: 0, stdout: "1 path excluded",
+			inSummary: []string{"1 path excluded"}},
+		{name: "fail-on never", paths: "examples/contradiction", failOn: "never", sarif: "false", code: 0,
+			inSummary: []string{"flipflop fix --way stage-branches examples/contradiction"}},
+		{name: "empty input", paths: empty, sarif: "true", code: 2, stdout: "no Kargo Stage and no Argo CD Application",
+			inSummary: []string{"### Input errors", "no Kargo Stage and no Argo CD Application"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			out := filepath.Join(tmp, "output")
 			sarifFile := filepath.Join(tmp, "flipflop.sarif")
+			stepSummary := filepath.Join(tmp, "step_summary.md")
 			stdout, stderr, code := runScript(t, "..", "check.sh", map[string]string{
-				"PATH":             pathDir + string(os.PathListSeparator) + os.Getenv("PATH"),
-				"GITHUB_OUTPUT":    out,
-				"INPUT_PATHS":      tc.paths,
-				"INPUT_ARGS":       tc.args,
-				"INPUT_FAIL_ON":    tc.failOn,
-				"INPUT_SARIF":      tc.sarif,
-				"INPUT_SARIF_FILE": sarifFile,
+				"PATH":                pathDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+				"GITHUB_OUTPUT":       out,
+				"GITHUB_STEP_SUMMARY": stepSummary,
+				"INPUT_PATHS":         tc.paths,
+				"INPUT_ARGS":          tc.args,
+				"INPUT_FAIL_ON":       tc.failOn,
+				"INPUT_SARIF":         tc.sarif,
+				"INPUT_SARIF_FILE":    sarifFile,
+				"INPUT_SUMMARY":       tc.summary,
 			})
 			if code != 0 {
 				t.Fatalf("check.sh exited %d (the verdict belongs to the last step):\n%s%s", code, stdout, stderr)
+			}
+			summary, err := os.ReadFile(stepSummary)
+			switch {
+			case tc.inSummary == nil && err == nil:
+				t.Errorf("a job summary was written with summary %q:\n%s", tc.summary, summary)
+			case tc.inSummary != nil && err != nil:
+				t.Errorf("no job summary: %v", err)
+			}
+			for _, want := range tc.inSummary {
+				if !strings.Contains(string(summary), want) {
+					t.Errorf("the job summary lacks %q:\n%s", want, summary)
+				}
+			}
+			if strings.Contains(stdout, "## flipflop") {
+				t.Errorf("the Markdown went to the log:\n%s", stdout)
 			}
 			outputs, _ := os.ReadFile(out)
 			if !strings.Contains(string(outputs), fmt.Sprintf("exit-code=%d\n", tc.code)) {
