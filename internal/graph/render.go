@@ -99,7 +99,8 @@ func Mermaid(g *Graph) string {
 // characters escaped (safetext), so no label holds a line break that could
 // start a statement (a click callback, a style); then, as Mermaid entity codes,
 // the characters Mermaid gives a meaning: the quote that would close the label,
-// # (entity codes), < > & (HTML in labels), ` (a Markdown label), % (a
+// # (entity codes), \ (Mermaid breaks a label at "\n", which is how safetext
+// shows a line break), < > & (HTML in labels), ` (a Markdown label), % (a
 // %%{init}%% directive, which Mermaid reads anywhere in the text and which
 // could change its security level), and the two markers Mermaid writes its
 // entity codes with internally (ﬂ, ¶).
@@ -109,6 +110,7 @@ func mermaidText(s string) string {
 
 var mermaidEscaper = strings.NewReplacer(
 	"#", "#35;",
+	`\`, "#92;",
 	`"`, "#quot;",
 	"<", "#lt;",
 	">", "#gt;",

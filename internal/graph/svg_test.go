@@ -154,7 +154,7 @@ func TestMermaidHostileLabels(t *testing.T) {
 		t.Fatalf("%d labels for %d names:\n%s", len(labels), len(hostileLabels), src)
 	}
 	for _, l := range labels {
-		for _, bad := range []string{"%", "`", "<", ">", "&", "\n", "\r", "\ufb02", "\u00b6"} {
+		for _, bad := range []string{"%", "`", "<", ">", "&", `\`, "\n", "\r", "\ufb02", "\u00b6"} {
 			if strings.Contains(l, bad) {
 				t.Errorf("label holds %q: %s", bad, l)
 			}
