@@ -2,38 +2,82 @@ package stepschema
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/internal/upstream"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // The table the policies check step configs with is generated from Kargo's
 // schemas as released, and regenerated whenever they change: a stale file
-// fails here (go run ./hack/genstepschemas rewrites it).
+// fails here (go run ./hack/genstepschemas rewrites it). The newest release
+// is read from its Go module, always; the older ones from a Kargo repository
+// at their tags, when one is at hand (DefaultGitDir): without it, their
+// tables are checked only for being there.
 func TestTableIsCurrent(t *testing.T) {
-	dir, err := upstream.Dir(upstream.KargoModule, upstream.KargoVersion)
+	committed, err := os.ReadFile(filepath.Join("..", "..", Path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := Nodes(filepath.Join(dir, SchemaDir))
-	if err != nil {
-		t.Fatal(err)
+	table := parseTable(t, committed)
+	gitDir := filepath.Join("..", "..", DefaultGitDir())
+	if filepath.IsAbs(DefaultGitDir()) {
+		gitDir = DefaultGitDir()
 	}
-	want, err := Rego(nodes, upstream.KargoModule, upstream.KargoVersion)
-	if err != nil {
-		t.Fatal(err)
+	_, gitErr := os.Stat(gitDir)
+	var releases []Release
+	for _, v := range Releases {
+		var r Release
+		switch {
+		case v == upstream.KargoVersion:
+			dir, err := upstream.Dir(upstream.KargoModule, upstream.KargoVersion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes, err := Nodes(filepath.Join(dir, SchemaDirOf(v)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = Release{Version: v, Source: ModuleSource(v), Nodes: nodes}
+		case gitErr == nil:
+			nodes, commit, err := FromGit(gitDir, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = Release{Version: v, Source: GitSource(v, commit), Nodes: nodes}
+		default:
+			if _, ok := table.Nodes[Minor(v)]; !ok || table.Releases[Minor(v)].Version != v {
+				t.Errorf("%s: no table for %s", Path, v)
+			}
+			continue
+		}
+		releases = append(releases, r)
+		got, _ := json.Marshal(table.Nodes[Minor(v)])
+		want, _ := json.Marshal(r.Nodes)
+		if !bytes.Equal(got, want) || table.Releases[Minor(v)].Source != r.Source {
+			t.Errorf("%s is stale for %s: run go run ./hack/genstepschemas", Path, v)
+		}
 	}
-	got, err := os.ReadFile(filepath.Join("..", "..", Path))
-	if err != nil {
-		t.Fatal(err)
+	if gitErr != nil {
+		t.Logf("no Kargo repository at %s (FLIPFLOP_KARGO_GIT): the tables of the releases before %s are not regenerated", gitDir, upstream.KargoVersion)
+	} else {
+		want, err := Rego(releases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(committed, want) {
+			t.Errorf("%s is stale: run go run ./hack/genstepschemas", Path)
+		}
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run go run ./hack/genstepschemas", Path)
+	if len(table.Releases) != len(Releases) {
+		t.Errorf("%s has %d releases, want %d", Path, len(table.Releases), len(Releases))
 	}
 	// What the table is for: the fields real Stages get wrong.
+	nodes := table.Nodes[Minor(upstream.KargoVersion)]
 	push := nodes["git-push"]
 	if len(push) == 0 || !slices.Equal(push[0].Required, []string{"path"}) || !slices.Contains(push[0].Allowed, "targetBranch") {
 		t.Errorf("git-push: %+v", push)
@@ -42,12 +86,47 @@ func TestTableIsCurrent(t *testing.T) {
 	if len(commit) == 0 || slices.Contains(commit[0].Allowed, "messageFromSteps") || !slices.Contains(commit[0].Required, "message") {
 		t.Errorf("git-commit: %+v", commit)
 	}
+	if old := table.Nodes["1.4"]["git-commit"]; len(old) == 0 || !slices.Contains(old[0].Allowed, "messageFromSteps") {
+		t.Errorf("git-commit at v1.4 (messageFromSteps until v1.5): %+v", old)
+	}
 	clone := nodes["git-clone"]
 	if !slices.ContainsFunc(clone, func(n Node) bool {
 		return slices.Equal(n.Path, []string{"checkout", "[]"}) && !slices.Contains(n.Allowed, "fromFreight")
 	}) {
 		t.Errorf("git-clone: %+v", clone)
 	}
+}
+
+type table struct {
+	Releases map[string]struct{ Version, Source string }
+	Nodes    map[string]map[string][]Node
+}
+
+// parseTable reads the generated module's two values back.
+func parseTable(t *testing.T, src []byte) table {
+	t.Helper()
+	m, err := ast.ParseModuleWithOpts(Path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb table
+	for _, r := range m.Rules {
+		v, err := ast.JSON(r.Head.Value.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(v)
+		switch r.Head.Name.String() {
+		case "releases":
+			err = json.Unmarshal(b, &tb.Releases)
+		case "nodes":
+			err = json.Unmarshal(b, &tb.Nodes)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tb
 }
 
 // $ref is followed within a file and across files, and only closed or

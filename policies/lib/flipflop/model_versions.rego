@@ -8,25 +8,10 @@ import data.lib.flipflop.config
 import data.lib.flipflop.legacy
 import data.lib.flipflop.stages
 
-# config_fields lists the argocd-update fields the model reads that not every
-# version has, with the first version that has each ("since") and the first
-# that no longer does ("until"), [major, minor]; where: "app" (an apps[]
-# entry) or "source" (an apps[].sources[] entry). From the step's JSON schema
-# (argocd-update-config.json) at each tag: every object of it has
-# additionalProperties: false, so Kargo rejects a config with a field the
-# version does not have when a promotion runs the step.
-config_fields := [
-	{"where": "app", "field": "selector", "since": [1, 9], "until": null},
-	{"where": "app", "field": "fromOrigin", "since": [0, 9], "until": [1, 3]},
-	{"where": "source", "field": "desiredRevision", "since": [1, 1], "until": null},
-	{"where": "source", "field": "desiredCommitFromStep", "since": [0, 9], "until": [1, 3]},
-	{"where": "source", "field": "fromOrigin", "since": [0, 9], "until": [1, 3]},
-]
-
 # lacking maps where a field is written ("app", "source") to the fields of
-# config_fields the version followed lacks there, by name: on the newest
+# config.argocd_update_fields the version followed lacks there, by name: on the newest
 # Kargo, the removed ones only.
-lacking := {where: {f.field: f | some f in config_fields; f.where == where; config.lacks(f)} | some where in {"app", "source"}}
+lacking := {where: {f.field: f | some f in config.argocd_update_fields; f.where == where; config.lacks(f)} | some where in {"app", "source"}}
 
 lacking_names := {where: object.keys(fs) | some where, fs in lacking}
 

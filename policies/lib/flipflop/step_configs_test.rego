@@ -45,12 +45,45 @@ test_not_judged if {
 	rows == [] with input as steps_estate([{"uses": "git-push", "config": {"path": "${{ vars.path }}", "generateTargetBranch": "${{ vars.generate }}"}}])
 }
 
-# The table is Kargo v1.11's: another version's schemas are not known.
-test_other_versions_not_judged if {
+# Each minor release is judged by its own schemas (the newest patch release
+# of it); versions before v0.9 are not judged.
+version(v) := {"kargo_version": v}
+
+test_each_version_its_schemas if {
 	bad := steps_estate([{"uses": "git-push", "as": "push", "config": {}}])
 	count(sc.invalid) == 1 with input as bad
-	count(sc.invalid) == 1 with input as bad with data.lib.flipflop.config.settings as {"kargo_version": "v1.11.0"}
-	count(sc.invalid) == 0 with input as bad with data.lib.flipflop.config.settings as {"kargo_version": "v1.10.9"}
+	count(sc.invalid) == 1 with input as bad with data.lib.flipflop.config.settings as version("v1.11.0")
+	count(sc.invalid) == 1 with input as bad with data.lib.flipflop.config.settings as version("v1.10.9")
+	count(sc.invalid) == 1 with input as bad with data.lib.flipflop.config.settings as version("v0.9.0")
+	count(sc.invalid) == 0 with input as bad with data.lib.flipflop.config.settings as version("v0.8.3")
+
+	# git-push's force came in v1.9, maxAttempts in v1.1: unknown keys before
+	forced := steps_estate([{"uses": "git-push", "as": "push", "config": {"path": ".", "force": true, "maxAttempts": 3}}])
+	rows == [] with input as forced
+	rows == [] with input as forced with data.lib.flipflop.config.settings as version("v1.9.0")
+	rows == [["push", "force", "unknown"]] with input as forced with data.lib.flipflop.config.settings as version("v1.8.5")
+	rows == [["push", "force", "unknown"], ["push", "maxAttempts", "unknown"]] with input as forced with data.lib.flipflop.config.settings as version("v1.0.4")
+
+	# git-commit's messageFromSteps was there until v1.4
+	commit := steps_estate([{"uses": "git-commit", "as": "commit", "config": {"path": ".", "messageFromSteps": ["x"]}}])
+	rows == [] with input as commit with data.lib.flipflop.config.settings as version("v1.4.2")
+	rows == [["commit", "messageFromSteps", "unknown"], ["commit", "message", "missing"]] with input as commit with data.lib.flipflop.config.settings as version("v1.5.0")
+}
+
+# argocd-update's own top-level fromOrigin (v0.9 to v1.2) is a key the
+# schema rejects from v1.3; an apps[] entry's selector and fromOrigin are
+# unsupported-field's (one field, one finding).
+test_argocd_update_by_version if {
+	origin := {"kind": "Warehouse", "name": "w"}
+	step := {"uses": "argocd-update", "as": "up", "config": {"fromOrigin": origin, "apps": [{"name": "a", "fromOrigin": origin}]}}
+	rows == [] with input as steps_estate([step]) with data.lib.flipflop.config.settings as version("v1.2.3")
+	rows == [["up", "fromOrigin", "unknown"]] with input as steps_estate([step]) with data.lib.flipflop.config.settings as version("v1.3.0")
+	rows == [["up", "fromOrigin", "unknown"]] with input as steps_estate([step])
+	selector := {"uses": "argocd-update", "as": "up", "config": {"apps": [{"selector": {"matchLabels": {"a": "b"}}}]}}
+	rows == [] with input as steps_estate([selector])
+
+	# (before v1.9 an entry also needs its name: a second problem, Kargo's)
+	rows == [["up", "apps[0].name", "missing"]] with input as steps_estate([selector]) with data.lib.flipflop.config.settings as version("v1.8.0")
 }
 
 # A Stage that runs a task with an invalid step fails too, and pins nothing.

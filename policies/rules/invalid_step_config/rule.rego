@@ -25,10 +25,11 @@
 #     the steps after it never run, and the Stage's health becomes Unknown: its
 #     `argocd-update` checks are never registered.
 #
-#     flipflop checks the keys against Kargo's own schemas (generated from the Kargo module
+#     flipflop checks the keys against Kargo's own schemas (generated from each Kargo release
 #     it models, at the top level of each config and one level down); the types of the
-#     fields it reads are `invalid-object`'s. Steps Kargo does not ship (a platform's custom
-#     steps) and Kargo versions other than the one the schemas come from are not judged.
+#     fields it reads are `invalid-object`'s. Each Kargo minor release from v0.9 on is judged by
+#     its own schemas, those of its newest patch release. Steps Kargo does not ship (a
+#     platform's custom steps) and releases before v0.9 are not judged.
 #
 #     Expressions (Kargo v1.1 and later; `${% ... %}` from v1.9) are read in every step's
 #     config values, `if:` condition and vars, as Kargo finds them: each from its opening
@@ -61,10 +62,10 @@ report contains finding if {
 		rego.metadata.chain(),
 		sprintf(
 			concat(" ", [
-				"%s %s step %q (%s) does not meet Kargo %s's %s schema: %s.",
+				"%s %s step %q (%s) does not meet %s: %s.",
 				"Kargo validates a step's config when a Promotion runs it, so every promotion %s fails at this step.",
 			]),
-			[owner(w), w.uses, w.alias, w.path, config.kargo_text, w.uses, concat("; ", [text(p) | some p in w.problems]), who(w)],
+			[owner(w), w.uses, w.alias, w.path, schema_name(w.uses), concat("; ", [text(p) | some p in w.problems]), who(w)],
 		),
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s", [w.ref.kind, key(w), w.path]),
@@ -146,3 +147,10 @@ else := []
 text(p) := sprintf("%s is required", [p.field]) if p.problem == "missing"
 
 else := sprintf("%s is not a key it allows", [p.field])
+
+# schema_name names the schema a step is judged by: the version followed's,
+# or, when the run names another patch release, its minor release's as the
+# table has it.
+schema_name(uses) := sprintf("Kargo %s's %s schema", [config.kargo_text, uses]) if {
+	step_configs.release == config.kargo_text
+} else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [config.kargo_text, uses, step_configs.release])

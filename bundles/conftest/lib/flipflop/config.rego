@@ -109,6 +109,22 @@ waivers := w if {
 	is_array(w)
 }
 
+# argocd_update_fields lists the argocd-update fields the model reads that not every
+# version has, with the first version that has each ("since") and the first
+# that no longer does ("until"), [major, minor]; where: "app" (an apps[]
+# entry) or "source" (an apps[].sources[] entry). From the step's JSON schema
+# (argocd-update-config.json) at each tag: every object of it has
+# additionalProperties: false, so Kargo rejects a config with a field the
+# version does not have when a promotion runs the step. The model reports them
+# (unsupported-field), and the step schema check leaves them to it.
+argocd_update_fields := [
+	{"where": "app", "field": "selector", "since": [1, 9], "until": null},
+	{"where": "app", "field": "fromOrigin", "since": [0, 9], "until": [1, 3]},
+	{"where": "source", "field": "desiredRevision", "since": [1, 1], "until": null},
+	{"where": "source", "field": "desiredCommitFromStep", "since": [0, 9], "until": [1, 3]},
+	{"where": "source", "field": "fromOrigin", "since": [0, 9], "until": [1, 3]},
+]
+
 # lacks holds for what the version followed does not have: f.since is the
 # first version that has it, f.until (or null) the first that no longer does
 # ([major, minor]).

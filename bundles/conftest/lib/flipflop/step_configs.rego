@@ -7,8 +7,9 @@
 #   generated from Kargo's module): Kargo validates a step's config only when a
 #   Promotion runs the step, and fails the step on a config its schema rejects.
 #   Types are invalid-object's; the keys are checked here, at the top level and
-#   one level down. Steps Kargo does not ship (custom steps of a platform) and
-#   versions the table is not generated from are not judged.
+#   one level down, by the table of the minor release followed (one patch
+#   release of each, v0.9 to the newest). Steps Kargo does not ship (custom
+#   steps of a platform) and versions before v0.9 are not judged.
 package lib.flipflop.step_configs
 
 import data.lib.flipflop.config
@@ -17,8 +18,14 @@ import data.lib.flipflop.objects
 import data.lib.flipflop.stages
 import data.lib.flipflop.step_schemas
 
-# applies: the version followed is the minor release the table comes from.
-applies if array.slice(config.kargo, 0, 2) == array.slice(config.parse_version(step_schemas.version), 0, 2)
+# minor is the minor release followed, as the table keys it ("1.10").
+minor := sprintf("%d.%d", array.slice(config.kargo, 0, 2))
+
+# applies: the table has the minor release followed.
+applies if step_schemas.releases[minor]
+
+# release names the release whose schemas judge the steps (v1.10.10).
+release := step_schemas.releases[minor].version
 
 # tables holds each step's nodes with their keys as sets, and the patterns
 # that clear a config in few evaluations: the top level's keys, marshalled
@@ -31,12 +38,26 @@ tables := {uses: {
 	"top": top_pattern(ns),
 	"nested": [{"key": n.path[0], "list": count(n.path) == 2, "pattern": nested_pattern(n)} | some n in ns; count(n.path) > 0],
 } |
-	some uses, ns in step_schemas.nodes
+	some uses, raw in object.get(step_schemas.nodes, minor, {})
+	ns := [object.union(n, {"allowed": allowed(uses, n)}) | some n in raw]
 }
 
 as_set(null) := null
 
 as_set(keys) := {k | some k in keys} if keys != null
+
+# allowed is a node's allowed keys, sorted (null: any). An apps[] entry of
+# argocd-update may also hold the fields the model reports when the version
+# lacks them (config.argocd_update_fields, unsupported-field), so that one
+# field gets one finding.
+allowed(_, {"allowed": null}) := null
+
+allowed(uses, n) := sort({k | some k in array.concat(n.allowed, reported_elsewhere(uses, n.path))}) if n.allowed != null
+
+reported_elsewhere(uses, path) := [f.field | some f in config.argocd_update_fields; f.where == "app"] if {
+	uses == "argocd-update"
+	path == ["apps", "[]"]
+} else := []
 
 top_pattern(ns) := concat("", ["^", keys_pattern(ns[0]), "$"]) if {
 	ns[0].path == []
