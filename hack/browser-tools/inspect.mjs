@@ -1,0 +1,66 @@
+// Loads a page in headless Chromium (Debian's, through puppeteer) and reports,
+// as JSON on standard output, what a person would see of its pictures: for
+// each <figure>, the inline <svg> or <img> it shows, its rendered size, and
+// every <text> of an inline SVG with its rendered length and whether it lies
+// inside the picture; with every request the page made, what the console said
+// (Content-Security-Policy violations included), and a full-page screenshot.
+//
+//   node inspect.mjs PAGE.html SCREENSHOT.png [WIDTH]
+//
+// tests/browser_test.go runs it; CHROMIUM names the browser (default
+// /usr/bin/chromium).
+import puppeteer from 'puppeteer';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+const [page_, shot, width] = process.argv.slice(2);
+const config = JSON.parse(readFileSync(new URL('puppeteer.json', import.meta.url)));
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || config.executablePath,
+  args: [...config.args, '--user-data-dir=' + (process.env.CHROMIUM_PROFILE || '/tmp/flipflop-chromium-' + process.pid)],
+  headless: true,
+});
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: Number(width || 1100), height: 800 });
+  const requests = [];
+  const console_ = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => console_.push('request failed: ' + r.url() + ' (' + (r.failure()?.errorText || '') + ')'));
+  page.on('console', (m) => console_.push(m.type() + ': ' + m.text()));
+  page.on('pageerror', (e) => console_.push('page error: ' + e.message));
+  const url = pathToFileURL(page_).href;
+  await page.goto(url, { waitUntil: 'load' });
+  const figures = await page.evaluate(() => {
+    const out = [];
+    for (const fig of document.querySelectorAll('figure')) {
+      const svg = fig.querySelector('svg');
+      const img = fig.querySelector('img');
+      const f = { id: fig.id || '', kind: svg ? 'svg' : img ? 'img' : 'none', width: 0, height: 0, texts: [] };
+      const el = svg || img;
+      if (el) {
+        const r = el.getBoundingClientRect();
+        f.width = r.width;
+        f.height = r.height;
+        if (img) f.loaded = img.complete && img.naturalWidth > 0;
+      }
+      if (svg) {
+        const box = svg.getBoundingClientRect();
+        for (const t of svg.querySelectorAll('text')) {
+          const b = t.getBoundingClientRect();
+          f.texts.push({
+            text: t.textContent,
+            length: t.getComputedTextLength(),
+            inside: b.left >= box.left - 1 && b.right <= box.right + 1 && b.top >= box.top - 1 && b.bottom <= box.bottom + 1,
+          });
+        }
+      }
+      out.push(f);
+    }
+    return out;
+  });
+  await page.screenshot({ path: shot, fullPage: true });
+  process.stdout.write(JSON.stringify({ url, requests, console: console_, figures }) + '\n');
+} finally {
+  await browser.close();
+}
