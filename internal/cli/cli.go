@@ -25,7 +25,7 @@ Usage:
   flipflop diagnose --cluster      explain Stages that are Unhealthy with "does not match the desired revision"
   flipflop explain RULE            print a rule's documentation (why it breaks, fixes, waivers)
   flipflop explain [flags] PATH... replay each shared-branch contradiction as a promotion timeline
-  flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot); contradictions in red
+  flipflop graph [flags] PATH...   draw Stages, Applications and branches (-o mermaid|dot|svg); contradictions in red
   flipflop fix [flags] PATH...     preview the ways out of the findings as a patch (--way W --apply writes it)
   flipflop report [flags] PATH...  the findings as one self-contained HTML page (pictures, timelines, fix previews)
   flipflop rules                   list the rules

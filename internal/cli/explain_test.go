@@ -75,8 +75,12 @@ func TestGraphCommand(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, "digraph flipflop {") || !strings.Contains(out, "style=dashed") {
 		t.Fatalf("dot: exit %d %s\n%s", code, errOut, out)
 	}
-	if _, errOut, code = invoke("graph", "-o", "svg", "../../examples/contradiction"); code != ExitIncomplete || !strings.Contains(errOut, "unknown output format") {
-		t.Errorf("svg: exit %d %s", code, errOut)
+	out, errOut, code = invoke("graph", "-o", "svg", "../../examples/contradiction")
+	if code != ExitOK || !strings.HasPrefix(out, "<svg ") || !strings.Contains(out, "github.com/acme/deploy @ main") {
+		t.Errorf("svg: exit %d %s\n%s", code, errOut, out)
+	}
+	if _, errOut, code = invoke("graph", "-o", "png", "../../examples/contradiction"); code != ExitIncomplete || !strings.Contains(errOut, "unknown output format") {
+		t.Errorf("png: exit %d %s", code, errOut)
 	}
 	if _, errOut, code = invoke("graph"); code != ExitIncomplete || !strings.Contains(errOut, "give at least one PATH") {
 		t.Errorf("no paths: exit %d %s", code, errOut)

@@ -19,6 +19,7 @@ about is drawn in red.
 
   -o mermaid   a Mermaid flowchart (paste it into a mermaid block of GitHub Markdown)
   -o dot       Graphviz DOT: %[1]s graph -o dot PATH | dot -Tsvg > estate.svg
+  -o svg       an SVG picture laid out by flipflop (no Graphviz): %[1]s graph -o svg PATH > estate.svg
 
 Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
 the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).

@@ -9,6 +9,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/fix"
 	"github.com/flipflop-dev/flipflop/internal/graph"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 func TestSentences(t *testing.T) {
@@ -37,6 +38,7 @@ func TestSentences(t *testing.T) {
 // nodes as the estate's graph), its why in two sentences, and the ways out
 // fix offers, stage-branches first with its command.
 func TestBuildContradiction(t *testing.T) {
+	race.Sequential(t)
 	ctx := context.Background()
 	ev, err := evaluator.New(ctx, evaluator.Settings{})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 func analyze(t *testing.T, path string) (*evaluator.Model, *evaluator.Report) {
@@ -39,6 +40,7 @@ func ids(g *Graph) (nodes, edges []string) {
 // A finding's picture holds what it is about and the edges among those, with
 // the estate graph's IDs, labels and colours; what it is not about stays out.
 func TestPartsOfAFinding(t *testing.T) {
+	race.Sequential(t)
 	// Two estates side by side: the contradiction, and Stages with branches
 	// of their own (other keys: the examples use the same names).
 	m, r := analyze(t, estates["foreign-writer"])

@@ -14,6 +14,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/fix"
 	"github.com/flipflop-dev/flipflop/internal/graph"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // element is what the tests read of a parsed page.
@@ -79,6 +80,7 @@ func contradictionPage(t *testing.T) (Page, *evaluator.Report) {
 // estate and each finding drawn; why, the ways out with their commands, the
 // timeline and the previews of every way.
 func TestContradictionPage(t *testing.T) {
+	race.Sequential(t)
 	p, report := contradictionPage(t)
 	var b bytes.Buffer
 	if err := Write(&b, p); err != nil {
