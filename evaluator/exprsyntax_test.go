@@ -3,6 +3,7 @@ package evaluator_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,10 @@ func TestExpressionProblemsFailInExprLang(t *testing.T) {
 		`${{ 'it\'s' }}`, "${{ [1, 2 }}", "${{ (1 + 2)) }}", "${{ f(a)[0]. }}", "${{ a ? b : c }}",
 		"${{\n  quote(vars.x)\n}}", "${{ {\"a\": [1, {\"b\": (2)}]} }}", "text ${ not } one", "${{}}",
 		"${{ \"\\\\\" }}", "${{ '\\\\' + ')' }}", "${{ a }} ${% b( %}", "${% %}",
+		"${{ 1 + }}", "${{ a == }}", "${{ x and }}", "${{ * 2 }}", "${{ && x }}", "${{ vars.x ?? }}", "${{ a | }}",
+		"${{ x not }}", "${{ in [1] }}", "${{ -1 }}", "${{ !x }}", "${{ not x }}", "${{ +1 }}", "${{ a.in }}",
+		"${{ x in [1] }}", "${{ a ?? b }}", "${{ a?.b }}", "${{ a > b }}", "${{ 'a +' }}", "${{ a }}-${{ b or }}",
+		"${{ x not in [1] }}", "${{ a // b + \n }}",
 	}
 	mods, err := evaluator.Modules()
 	if err != nil {
@@ -93,6 +98,13 @@ func TestExpressionProblemsFailInExprLang(t *testing.T) {
 		}
 		if unclosed && !strings.Contains(fmt.Sprint(all[i]), "unclosed") {
 			t.Errorf("%q: Kargo's split finds an unclosed expression, not reported", c)
+		}
+	}
+	// The operators left without an operand are reported as such.
+	for _, c := range []string{"${{ 1 + }}", "${{ a == }}", "${{ x and }}", "${{ * 2 }}", "${{ && x }}", "${{ vars.x ?? }}", "${{ in [1] }}"} {
+		i := slices.Index(cases, c)
+		if got := fmt.Sprint(all[i]); !strings.Contains(got, "dangling-operator") {
+			t.Errorf("%q: %s, want dangling-operator", c, got)
 		}
 	}
 	if flagged < 10 {

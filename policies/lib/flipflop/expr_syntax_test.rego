@@ -67,3 +67,14 @@ test_dollar_runs if {
 	expr_syntax.suspect({"x": "$$${{ f( }}"})
 	not expr_syntax.suspect({"x": "$5 and $${{ a.b }} $"})
 }
+
+# An operator left without its operand, found in a simple expression too.
+test_dangling_operator if {
+	[p.reason | some p in expr_syntax.problems("${{ outputs.push.commit + }}")] == ["dangling-operator"]
+	[p.reason | some p in expr_syntax.problems("${{ == ctx.stage }}")] == ["dangling-operator"]
+	[p.reason | some p in expr_syntax.problems("${{ vars.a and }}")] == ["dangling-operator"]
+	expr_syntax.problems("${{ -1 }} ${{ !vars.a }} ${{ not vars.a }} ${{ a.in }} ${{ 'x +' }}") == []
+	expr_syntax.suspect({"path": "${{ outputs.push.commit + }}"})
+	expr_syntax.suspect({"path": "${{ in vars.list }}"})
+	not expr_syntax.suspect({"path": "${{ outputs.push.commit }}", "b": "${{ -1 }}"})
+}

@@ -108,3 +108,30 @@ test_failing_stage_pins_nothing if {
 	model.failing == {"acme/dev": ["invalid-step-config"]} with input as e
 	model.pins == [] with input as e
 }
+
+# The vars of a Stage and of a task are evaluated too: one that cannot be
+# parsed fails the Stage's promotions, and a task's fails the Stages that run
+# the task without setting the var themselves.
+test_vars_of_stages_and_tasks if {
+	broken := {"name": "branch", "value": "env/${{ ctx.stage"}
+	stage := object.union(f.stage_steps("dev", [push]), {"spec": {"vars": [{"name": "ok", "value": "${{ ctx.stage }}"}, broken]}})
+	[[w.kind, w.alias, w.path, w.stage] | some w in sc.invalid] == [["var", "branch", "/spec/vars/1", "acme/dev"]] with input as f.estate([stage])
+	sc.failing_stages == {"acme/dev"} with input as f.estate([stage])
+	template := f.stage_steps("dev", [push])
+	in_template := object.union(template, {"spec": {"promotionTemplate": {"spec": {"vars": [broken]}}}})
+	[w.path | some w in sc.invalid] == ["/spec/promotionTemplate/spec/vars/0"] with input as f.estate([in_template])
+
+	# before v1.1 there are no expressions
+	sc.invalid == [] with input as f.estate([stage]) with data.lib.flipflop.config.settings as version("v1.0.4")
+
+	task := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "PromotionTask",
+		"metadata": {"name": "render", "namespace": "acme"},
+		"spec": {"vars": [broken], "steps": [push]},
+	}
+	runs := f.stage_steps("dev", [{"task": {"name": "render"}}])
+	sets := object.union(f.stage_steps("qa", [{"task": {"name": "render"}}]), {"spec": {"vars": [{"name": "branch", "value": "env/qa"}]}})
+	e := f.estate([task, runs, sets])
+	[[w.kind, w.task, w.path] | some w in sc.invalid] == [["var", "acme/render", "/spec/vars/0"]] with input as e
+	sc.failing_stages == {"acme/dev"} with input as e
+}

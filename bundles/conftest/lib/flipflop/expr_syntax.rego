@@ -51,6 +51,17 @@ suspect_json(text) if {
 	suspect_text(text)
 }
 
+# An operator next to a delimiter is suspect even in a simple expression.
+suspect_json(text) if {
+	applies
+	regex.match(json_dangling, text)
+}
+
+# json_dangling finds an opening delimiter followed by an operator that is
+# only binary, or an operator followed by a closing delimiter (a superset of
+# dangling: problems decides).
+json_dangling := `\$\{[{%]\s*(?:[*/%^<>=&|?]|(?:and|or|in)\b)|(?:[-+*/%^<>=&|?!]|[^.\w$](?:and|or|not|in))\s*[}%]\}`
+
 # simple matches a JSON text whose expressions are all simple: not blank,
 # without a literal, a bracket or an escape (outputs.push.commit,
 # ctx.stage): none of them can fail the checks below, so such a text (most
@@ -76,7 +87,15 @@ all_well_formed(joined) if {
 	stripped := regex.replace(joined, literal, "L")
 	not regex.match(quote_or_comment, stripped)
 	not regex.match(`[\[\](){}]`, paired(stripped))
+	not regex.match(dangling, stripped)
 }
+
+# dangling finds, in a text whose literals are set aside (bodies separated
+# by \x01), a body that ends with an operator, which still needs its right
+# operand (`1 +`, `a ==`, `x and`, `a ??`), or that begins with one that is
+# only binary (`* 2`, `&& x`): unary -, +, ! and not may begin one. A keyword
+# operator counts only when it is no member name (`a.in`).
+dangling := `(?:[-+*/%^<>=&|?!]|(?:^|[^.\w$])(?:and|or|not|in))\s*(?:$|\x{1})|(?:^|\x{1})\s*(?:[*/%^<>=&|?]|(?:and|or|in)(?:$|[^\w$]))`
 
 # quote is a quote that opens a literal; quote_or_comment, that or a comment.
 quote := concat("", [`["'`, "`", "]"])
@@ -136,4 +155,12 @@ reason(body) := "empty" if {
 	# Pairing has come to an end: what is left can never pair (brackets nested
 	# deeper than eight would still be pairing, and are not judged).
 	regex.replace(p, innermost, "P") == p
+} else := "dangling-operator" if dangles(body)
+
+# dangles: an operator of the body (literals set aside, no comment) has no
+# operand on one side.
+dangles(body) if {
+	stripped := regex.replace(body, literal, "L")
+	not regex.match(quote_or_comment, stripped)
+	regex.match(dangling, stripped)
 }

@@ -90,8 +90,11 @@ regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 # problems [{"field", "problem": "expression", "reason", "expression"}];
 # kind "output": its pull request number reads an output the git-open-pr
 # step does not have in the version followed (output_fields), problems
-# [{"field", "problem": "output", "alias", "output", "since", "until", "instead"}].
-invalid := array.concat(array.concat(schema_invalid, expression_invalid), output_invalid)
+# [{"field", "problem": "output", "alias", "output", "since", "until", "instead"}];
+# kind "var": a var of a Stage (spec.vars, promotionTemplate.spec.vars) or of
+# a task (spec.vars) holds an expression Kargo cannot parse (alias: the
+# var's name, uses: ""), problems as for "expression".
+invalid := array.concat(array.concat(array.concat(schema_invalid, expression_invalid), output_invalid), var_invalid)
 
 schema_invalid := array.concat(
 	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "schema", "problems": ps}) |
@@ -139,6 +142,65 @@ expression_invalid := array.concat(
 		count(ps) > 0
 	],
 )
+
+# var_invalid: the vars of a Stage or task with an expression Kargo cannot
+# parse. A Promotion's vars are a Stage's spec.vars, then its
+# promotionTemplate.spec.vars (pkg/webhook/kubernetes/promotion/webhook.go),
+# and Kargo evaluates them all whenever a step reads its vars (its config or
+# its if:, pkg/promotion/evaluator.go, Vars): the first step fails. A task's
+# vars are defaults its steps get (pkg/api/promotion.go,
+# promotionTaskVarsToStepVars) unless the Promotion sets the var, and are
+# evaluated with the step's vars: the task's first step fails (task_var_users
+# says for which Stages). Only lists whose JSON is suspect are read var by var.
+var_invalid := array.concat(
+	[{
+		"ref": r.ref, "index": k, "alias": object.get(v, "name", ""), "uses": "",
+		"path": sprintf("%s/%d", [l.path, k]), "stage": r.key, "task": "", "kind": "var", "problems": ps,
+	} |
+		some j, r in stages.records
+		r.vars != {}
+		some l in stage_var_lists
+		vars := object.get(objects.stages[j].obj, l.at, [])
+		is_array(vars)
+		count(vars) > 0
+		expr_syntax.suspect(vars)
+		some k, v in vars
+		ps := var_problems(v)
+		count(ps) > 0
+	],
+	[{
+		"ref": t.ref, "index": k, "alias": object.get(v, "name", ""), "uses": "",
+		"path": sprintf("/spec/vars/%d", [k]), "stage": "", "task": t.key, "kind": "var", "problems": ps,
+	} |
+		some t in stages.task_objects
+		vars := objects.array_at(t.obj, ["spec", "vars"])
+		expr_syntax.suspect(vars)
+		some k, v in vars
+		ps := var_problems(v)
+		count(ps) > 0
+	],
+)
+
+# stage_var_lists are where a Stage keeps vars.
+stage_var_lists := [
+	{"path": "/spec/vars", "at": ["spec", "vars"]},
+	{"path": "/spec/promotionTemplate/spec/vars", "at": ["spec", "promotionTemplate", "spec", "vars"]},
+]
+
+var_problems(v) := [expression_problem("value", q) |
+	is_string(v.value)
+	some q in expr_syntax.problems(v.value)
+]
+
+# promotion_var_names are the names of the vars a Stage's Promotions set
+# (with a value), which take the place of a task's default of that name.
+promotion_var_names(obj) := {v.name |
+	some l in stage_var_lists
+	some v in objects.array_at(obj, l.at)
+	is_string(v.name)
+	is_string(v.value)
+	v.value != ""
+}
 
 # stage_lists and task_lists are the step lists as written, read once for the
 # three checks, each with its JSON text, marshalled once for the expression
@@ -312,7 +374,22 @@ failing_stages contains w.stage if {
 failing_stages contains r.key if {
 	some w in invalid
 	w.task != ""
+	w.kind != "var"
 	some j, o in objects.stages
+	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+	stages.is_task(s)
+	r := stages.records[j]
+	some t in stages.task_for(s.task, r.ctx)
+	t.key == w.task
+}
+
+# A task's var fails the Stages that run the task and do not set the var.
+failing_stages contains r.key if {
+	some w in invalid
+	w.kind == "var"
+	w.task != ""
+	some j, o in objects.stages
+	not w.alias in promotion_var_names(o.obj)
 	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
 	stages.is_task(s)
 	r := stages.records[j]

@@ -32,11 +32,13 @@
 #     platform's custom steps) and releases before v0.9 are not judged.
 #
 #     Expressions (Kargo v1.1 and later; `${% ... %}` from v1.9) are read in every step's
-#     config values, `if:` condition and vars, as Kargo finds them: each from its opening
+#     config values, `if:` condition and vars, and in the vars of every Stage and task, as
+#     Kargo finds them: each from its opening
 #     delimiter to the first closing one after it. Without a parser, flipflop reports only
 #     what certainly fails to compile: an expression never closed, an empty one, a string
-#     literal that never ends, brackets that do not pair up. Other syntax errors, and
-#     expressions with comments, are not judged.
+#     literal that never ends, brackets that do not pair up, an operator at either end with
+#     nothing on that side (`1 +`, `== x`). Other syntax errors, and expressions with
+#     comments, are not judged.
 #
 #     A `git-wait-for-pr` or `git-merge-pr` step that takes the pull request's number from an
 #     output its `git-open-pr` step does not have in the Kargo release followed (`prNumber`,
@@ -113,11 +115,37 @@ report contains finding if {
 	)
 }
 
+report contains finding if {
+	some w in step_configs.invalid
+	w.kind == "var"
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			"%s var %q (%s) holds an expression Kargo %s cannot parse: %s. %s",
+			[owner(w), w.alias, w.path, config.kargo_text, concat("; ", [expression_text(p) | some p in w.problems]), var_effect(w)],
+		),
+		result.refs([w.ref]),
+		sprintf("%s|%s|%s|var", [w.ref.kind, key(w), w.path]),
+		result.about([], stages_of(w), [], [], []),
+		{"var": w.alias, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "var"},
+	)
+}
+
+# var_effect says which promotions a var that cannot be parsed fails.
+var_effect(w) := "Kargo evaluates a Promotion's vars whenever a step reads its vars, so every promotion of the Stage fails at its first step." if {
+	w.stage != ""
+} else := sprintf(
+	"Kargo gives a task's vars to each of its steps, so every promotion of every Stage that runs the task and does not set var %q itself fails at the task's first step.",
+	[w.alias],
+)
+
 expression_text(p) := sprintf("in %s, an expression is opened and never closed", [p.field]) if p.reason == "unclosed"
 
 else := sprintf("in %s, the expression is empty", [p.field]) if p.reason == "empty"
 
 else := sprintf("in %s, a string literal of %q never ends", [p.field, shown(p.expression)]) if p.reason == "unterminated-literal"
+
+else := sprintf("in %s, an operator of %q has no operand on one side", [p.field, shown(p.expression)]) if p.reason == "dangling-operator"
 
 else := sprintf("in %s, the brackets of %q do not pair up", [p.field, shown(p.expression)])
 
@@ -151,6 +179,8 @@ else := sprintf("%s is not a key it allows", [p.field])
 # schema_name names the schema a step is judged by: the version followed's,
 # or, when the run names another patch release, its minor release's as the
 # table has it.
-schema_name(uses) := sprintf("Kargo %s's %s schema", [config.kargo_text, uses]) if {
-	step_configs.release == config.kargo_text
-} else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [config.kargo_text, uses, step_configs.release])
+schema_name(uses) := schema_of(uses, config.kargo_text, step_configs.release)
+
+schema_of(uses, version, release) := sprintf("Kargo %s's %s schema", [version, uses]) if {
+	release == version
+} else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [version, uses, release])
