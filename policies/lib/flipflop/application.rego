@@ -102,7 +102,7 @@ source(s, i, path) := {
 	"path": path,
 	"fields": s,
 	"repo_url": url,
-	"repo_id": repo.id(url),
+	"repo_id": source_id(url, chart),
 	"repo_known": expr.is_known(url),
 	"chart": chart,
 	"rev": rev(objects.value_at(s, ["targetRevision"], ""), chart),
@@ -113,6 +113,13 @@ source(s, i, path) := {
 	url := objects.string_at(s, ["repoURL"])
 	chart := objects.string_at(s, ["chart"])
 }
+
+# source_id is what a source tracks, for pointers: a Git repository's id, or
+# for a Helm chart the repository's id and the chart's name (two charts of one
+# Helm repository or OCI registry have versions of their own).
+source_id(url, "") := repo.id(url)
+
+source_id(url, chart) := sprintf("%s/%s", [trim_right(repo.id(url), "/"), chart]) if chart != ""
 
 hydrator_source(h) := {
 	"index": 0,

@@ -89,7 +89,7 @@ test_sources_override_source if {
 	}
 	r := only with input as spec_of(spec)
 	[[s.index, s.repo_id, s.chart, s.rev, s.ref_name] | some s in r.sources] == [
-		[0, "charts.example.com/stable", "app", {"kind": "version", "name": "1.2.3"}, ""],
+		[0, "charts.example.com/stable/app", "app", {"kind": "version", "name": "1.2.3"}, ""],
 		[1, "github.com/acme/deploy", "", {"kind": "branch", "name": "env/dev"}, "values"],
 	]
 }

@@ -94,6 +94,33 @@ pushes_to(s, repo_id) if {
 	repo.id(object.get(g, "repoURL", "")) == repo_id
 }
 
+# provides: Warehouse w's Freight has the revision of an Application source:
+# a Git source's commit when w subscribes to its repository, a chart's
+# version when w subscribes to the chart exactly as Kargo v0.9 and v1.0 look
+# it up (internal/controller/freight/finder.go, FindChart: repoURL and name
+# equal as written; a chart source whose repoURL has no scheme is an OCI
+# chart, looked up as oci://<repoURL>/<chart> with no name,
+# internal/directives/argocd_revisions.go).
+provides(w, src) if {
+	src.chart == ""
+	subscribes(w, src.repo_id)
+}
+
+provides(w, src) if {
+	src.chart != ""
+	[url, name] := chart_lookup(src.repo_url, src.chart)
+	some sub in objects.array_at(w.obj, ["spec", "subscriptions"])
+	sub.chart.repoURL == url
+
+	# an OCI chart's subscription names none: "" then matches
+	n := object.get(sub.chart, "name", "")
+	n == name
+}
+
+chart_lookup(url, chart) := [url, chart] if contains(url, "://")
+
+else := [sprintf("oci://%s/%s", [trim_suffix(url, "/"), chart]), ""]
+
 subscribes(w, repo_id) if {
 	some sub in objects.array_at(w.obj, ["spec", "subscriptions"])
 	url := object.get(sub, ["git", "repoURL"], "")

@@ -24,7 +24,7 @@ test_first_matching_entry_decides if {
 test_chart_is_substituted if {
 	entry := {"name": "dev", "sources": [{"repoURL": chart_repo, "chart": "${{ vars.chart }}", "desiredRevision": "${{ chartFrom(vars.repo).Version }}"}]}
 	with_var := f.template_stage("dev", [{"name": "chart", "value": "app"}], [], [f.update([entry])])
-	chart_rows == [[0, "charts.example.com/stable#version:1.2.3", false, "freight"]] with input as f.estate([multi("dev", "1.2.3", "main"), with_var])
+	chart_rows == [[0, "charts.example.com/stable/app#version:1.2.3", false, "freight"]] with input as f.estate([multi("dev", "1.2.3", "main"), with_var])
 }
 
 utr_entry(desired) := {"name": "dev", "sources": [{"repoURL": f.repo, "desiredRevision": desired, "updateTargetRevision": true}]}

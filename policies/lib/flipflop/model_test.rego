@@ -278,7 +278,7 @@ multi(name, chart_rev, ref_rev) := f.application("argocd", name, f.authorizing("
 test_sources_override_source_and_ref_source_is_pinned if {
 	estate := f.estate([multi("dev", "1.2.3", "main"), stage("dev", "main", [pinning("dev")])])
 	pin_rows == [["acme/dev", "argocd/dev", 1, "github.com/acme/deploy@main", "own"]] with input as estate
-	pointer_rows == {"argocd/dev": ["charts.example.com/stable#version:1.2.3", "github.com/acme/deploy@main"]} with input as estate
+	pointer_rows == {"argocd/dev": ["charts.example.com/stable/app#version:1.2.3", "github.com/acme/deploy@main"]} with input as estate
 }
 
 test_source_ignored_when_sources_set if {
@@ -291,11 +291,11 @@ chart_pin(chart) := {"name": "dev", "sources": [{"repoURL": chart_repo, "chart":
 chart_rows := [[p.source.index, p.pointer.key, p.pointer.floating, p.desired_class] | some p in model.pins]
 
 test_chart_version_pin_is_fixed if {
-	chart_rows == [[0, "charts.example.com/stable#version:1.2.3", false, "freight"]] with input as f.estate([multi("dev", "1.2.3", "main"), stage("dev", "main", [chart_pin("app")])])
+	chart_rows == [[0, "charts.example.com/stable/app#version:1.2.3", false, "freight"]] with input as f.estate([multi("dev", "1.2.3", "main"), stage("dev", "main", [chart_pin("app")])])
 }
 
 test_chart_constraint_pin_floats if {
-	chart_rows == [[0, "charts.example.com/stable#semver:1.2.*", true, "freight"]] with input as f.estate([multi("dev", "1.2.*", "main"), stage("dev", "main", [chart_pin("app")])])
+	chart_rows == [[0, "charts.example.com/stable/app#semver:1.2.*", true, "freight"]] with input as f.estate([multi("dev", "1.2.*", "main"), stage("dev", "main", [chart_pin("app")])])
 }
 
 test_chart_must_be_equal if {

@@ -67,11 +67,10 @@ inferred_pins := [p |
 	some t in u.targets
 	pinnable(u, t)
 	some src in t.app.kargo_sources
-	src.chart == ""
 	src.repo_known
-	entries := [x | some x in u.sources; x.url == src.repo_url; x.chart == ""]
+	entries := [x | some x in u.sources; x.url == src.repo_url; x.chart == src.chart]
 	not gives_revision(entries)
-	subscribed := [w | some w in legacy.inferred_warehouses(u, entries); legacy.subscribes(w, src.repo_id)]
+	subscribed := [w | some w in legacy.inferred_warehouses(u, entries); legacy.provides(w, src)]
 	count(subscribed) == 1
 	entry_path := inferred_entry_path(u, entries)
 	p := {
@@ -81,7 +80,7 @@ inferred_pins := [p |
 		"app": t.app,
 		"source": src,
 		"pointer": pointer(src.repo_id, src.repo_known, src.rev),
-		"desired": sprintf("the Freight's commit of %s (Warehouse %s)", [src.repo_url, subscribed[0].key]),
+		"desired": inferred_desired(src, subscribed[0]),
 		"desired_class": "freight",
 		"exact": t.via == "name",
 		"via": t.via,
@@ -92,6 +91,10 @@ inferred_pins := [p |
 		"repo_url": src.repo_url,
 	}
 ]
+
+inferred_desired(src, w) := sprintf("the Freight's commit of %s (Warehouse %s)", [src.repo_url, w.key]) if {
+	src.chart == ""
+} else := sprintf("the Freight's version of chart %s of %s (Warehouse %s)", [src.chart, src.repo_url, w.key])
 
 gives_revision(entries) if {
 	count(entries) > 0

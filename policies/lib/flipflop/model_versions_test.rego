@@ -125,3 +125,57 @@ test_inferred_pins_contradict_a_writer if {
 	])
 	count(model.pins_by_pointer["github.com/acme/deploy@main"]) == 2 with input as e with data.lib.flipflop.config.settings as v1_0
 }
+
+# Kargo v0.9 and v1.0 infer a chart source's version from the Freight too,
+# when a Warehouse subscribes to the chart exactly as the source names it (an
+# OCI chart, a repoURL with no scheme, as oci://<repoURL>/<chart>).
+chart_app(name, url, chart, rev) := f.app_with(name, {"repoURL": url, "chart": chart, "targetRevision": rev}, {"automated": {}})
+
+chart_wh(name, subs) := {
+	"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Warehouse",
+	"metadata": {"name": name, "namespace": "acme"},
+	"spec": {"subscriptions": [{"chart": s} | some s in subs]},
+}
+
+test_inferred_chart_versions if {
+	helm := "https://charts.example.com/stable"
+	e := f.estate([
+		chart_wh("wh", [{"repoURL": helm, "name": "app"}]), chart_app("dev", helm, "app", "1.x"), chart_app("qa", helm, "app", "1.x"),
+		requesting(reader("dev", [f.no_pin("dev")]), ["wh"]),
+		requesting(reader("qa", [f.no_pin("qa")]), ["wh"]),
+	])
+	inferred_rows == [
+		["acme/dev", "charts.example.com/stable/app#semver:1.x", "freight", "the Freight's version of chart app of https://charts.example.com/stable (Warehouse acme/wh)"],
+		["acme/qa", "charts.example.com/stable/app#semver:1.x", "freight", "the Freight's version of chart app of https://charts.example.com/stable (Warehouse acme/wh)"],
+	] with input as e with data.lib.flipflop.config.settings as v1_0
+
+	# two Stages, each its own Freight's version of one floating range
+	count(model.pins_by_pointer["charts.example.com/stable/app#semver:1.x"]) == 2 with input as e with data.lib.flipflop.config.settings as v1_0
+	inferred_rows == [] with input as e with data.lib.flipflop.config.settings as {"kargo_version": "v1.1.0"}
+
+	# the chart's name must be the one subscribed to
+	other := f.estate([
+		chart_wh("wh", [{"repoURL": helm, "name": "other"}]), chart_app("dev", helm, "app", "1.x"),
+		requesting(reader("dev", [f.no_pin("dev")]), ["wh"]),
+	])
+	inferred_rows == [] with input as other with data.lib.flipflop.config.settings as v1_0
+
+	oci := f.estate([
+		chart_wh("wh", [{"repoURL": "oci://ghcr.io/acme/charts/app"}]), chart_app("dev", "ghcr.io/acme/charts", "app", "1.2.3"),
+		requesting(reader("dev", [f.no_pin("dev")]), ["wh"]),
+	])
+	[r[1] | some r in inferred_rows] == ["ghcr.io/acme/charts/app#version:1.2.3"] with input as oci with data.lib.flipflop.config.settings as v1_0
+}
+
+chart_pin(name, url, chart) := {"name": name, "sources": [{"repoURL": url, "chart": chart, "desiredRevision": "${{ chartFrom(vars.repo).Version }}"}]}
+
+# Two charts of one Helm repository have versions of their own: a range
+# each tracks is not one pointer.
+test_charts_of_one_repository_are_pointers_of_their_own if {
+	helm := "https://charts.example.com/stable"
+	e := f.estate([
+		chart_app("a", helm, "alpha", "1.x"), chart_app("b", helm, "beta", "1.x"),
+		reader("a", [chart_pin("a", helm, "alpha")]), reader("b", [chart_pin("b", helm, "beta")]),
+	])
+	object.keys(model.pins_by_pointer) == {"charts.example.com/stable/alpha#semver:1.x", "charts.example.com/stable/beta#semver:1.x"} with input as e
+}

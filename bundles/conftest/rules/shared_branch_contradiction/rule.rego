@@ -118,42 +118,52 @@ message(stage_keys, app_keys, pointer, group) := several_stages(stage_keys, app_
 one_stage(stage_keys, app_keys, pointer, group) := sprintf(
 	concat(" ", [
 		"Stage %s pins desiredRevision %s on Applications %s, which track %s.",
-		"Only one commit can be the head of it: after every promotion at least one of these pins is not met,",
+		"Only one %s: after every promotion at least one of these pins is not met,",
 		"and the Stage is Unhealthy (\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
 	]),
 	[
 		result.names(stage_keys), concat(" and ", sort({sprintf("%q", [p.desired]) | some p in group})), result.names(app_keys), pointer,
-		auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group),
+		only_one(group), auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group),
 	],
 )
 
 several_stages(stage_keys, app_keys, pointer, group) := sprintf(
 	concat(" ", [
 		"Stages %s all pin desiredRevision on Applications %s, which track %s.",
-		"Only one commit can be the head of it: every promotion makes one Stage Healthy and the others Unhealthy",
+		"Only one %s: every promotion makes one Stage Healthy and the others Unhealthy",
 		"(\"does not match the desired revision\") while Argo CD shows the Applications Synced and Healthy. %s%s%s",
 	]),
-	[result.names(stage_keys), result.names(app_keys), pointer, auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group)],
+	[result.names(stage_keys), result.names(app_keys), pointer, only_one(group), auto_sync_sentence(group), assumption_sentence(group), model.pin_notes(group)],
 )
 
 auto_sync_sentence(group) := concat(" ", [
 	"Auto-sync is on for every one of these Applications; turning it off would not end this,",
-	"because Kargo compares against status.sync.revision, which follows the branch head either way.",
+	sprintf("because Kargo compares against status.sync.revision, which follows %s either way.", [followed(group)]),
 ]) if {
 	every p in group {
 		p.app.auto_sync == true
 	}
 } else := concat(" ", [
 	"Auto-sync is off for these Applications, which does not prevent this:",
-	"Kargo compares against status.sync.revision, which follows the branch head at every refresh.",
+	sprintf("Kargo compares against status.sync.revision, which follows %s at every refresh.", [followed(group)]),
 ]) if {
 	every p in group {
 		p.app.auto_sync == false
 	}
 } else := sprintf(
-	"Auto-sync is on for %s and off or unknown for the others; either way Kargo compares against status.sync.revision, which follows the branch head.",
-	[result.names({p.app.key | some p in group; p.app.auto_sync == true})],
+	"Auto-sync is on for %s and off or unknown for the others; either way Kargo compares against status.sync.revision, which follows %s.",
+	[result.names({p.app.key | some p in group; p.app.auto_sync == true}), followed(group)],
 )
+
+# only_one and followed say what a floating pointer resolves to: a branch's
+# head commit, or a chart's newest version in a range.
+only_one(group) := "version can be the newest match of it" if {
+	group[0].pointer.kind == "semver"
+} else := "commit can be the head of it"
+
+followed(group) := "the newest version in the range" if {
+	group[0].pointer.kind == "semver"
+} else := "the branch head"
 
 assumed(group) if {
 	some p in group
