@@ -311,8 +311,11 @@ func modelQuery(o modelOptions) string {
 // `with` in a scope of its own.
 func analyzeQuery(o modelOptions) string {
 	rule := "data.flipflop.analysis"
-	if o.detailed {
+	switch {
+	case o.detailed:
 		rule = "data.flipflop.detailed_analysis"
+	case o.forErrors:
+		rule = "data.flipflop.digest_analysis"
 	}
 	return "x = " + rule + " with data.lib.flipflop.config.settings as data.flipflop_settings"
 }
@@ -506,6 +509,8 @@ func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOpt
 	if err != nil {
 		return nil, nil, err
 	}
+	o := modelOptionsOf(opts)
+	m.Detailed = o.detailed || (o.forErrors && x["detailed"] == true)
 	return report, m, nil
 }
 

@@ -18,7 +18,7 @@ const (
 // ModelOption tunes what Model and Analyze return.
 type ModelOption func(*modelOptions)
 
-type modelOptions struct{ detailed bool }
+type modelOptions struct{ detailed, forErrors bool }
 
 func (o modelOptions) view() string {
 	if o.detailed {
@@ -43,6 +43,12 @@ func modelOptionsOf(opts []ModelOption) modelOptions {
 // Without it those fields are empty; computing them costs a second pass over
 // the Stages' steps.
 func Detailed() ModelOption { return func(o *modelOptions) { o.detailed = true } }
+
+// DetailedForErrors is Detailed for Analyze when some finding is an error,
+// and the plain model otherwise (Model.Detailed says which): what a digest of
+// the findings needs, since it offers ways out for errors only. Model ignores
+// it.
+func DetailedForErrors() ModelOption { return func(o *modelOptions) { o.forErrors = true } }
 
 // Pointer is what an Application source tracks, or what a Stage pushes to.
 type Pointer struct {
@@ -259,6 +265,9 @@ type Model struct {
 	Pins         []Pin              `json:"pins"`
 	Writes       []Write            `json:"writes"`
 
+	// Detailed says the model was computed with what Detailed adds.
+	Detailed bool `json:"-"`
+
 	stages map[string]int
 	apps   map[string][]int
 	steps  map[string][2]int
@@ -415,7 +424,12 @@ func (e *Evaluator) Model(ctx context.Context, objs []Object, opts ...ModelOptio
 	if err != nil {
 		return nil, fmt.Errorf("evaluating the model: %w", err)
 	}
-	return newModel(binding(rs, "model"))
+	m, err := newModel(binding(rs, "model"))
+	if err != nil {
+		return nil, err
+	}
+	m.Detailed = modelOptionsOf(opts).detailed
+	return m, nil
 }
 
 // newModel reads the model view value of a query.

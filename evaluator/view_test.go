@@ -113,3 +113,41 @@ func report(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) stri
 	}
 	return string(b)
 }
+
+// DetailedForErrors computes the detailed model only when some finding is an
+// error: a clean estate costs what Analyze costs, and an estate with an error
+// gets what fix plans with.
+func TestDetailedForErrors(t *testing.T) {
+	ev := shared(t, evaluator.Settings{})
+	for _, c := range []struct {
+		dir      string
+		detailed bool
+	}{{"../examples/contradiction", true}, {"../examples/fix-stage-branches", false}} {
+		objs, errs := (&loader.Loader{}).Load([]string{c.dir})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		report, m, err := ev.Analyze(context.Background(), objs, evaluator.DetailedForErrors())
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := 0
+		for _, s := range m.Stages {
+			steps += len(s.Steps)
+		}
+		if m.Detailed != c.detailed || (steps > 0) != c.detailed {
+			t.Errorf("%s: Detailed %v with %d steps, want %v", c.dir, m.Detailed, steps, c.detailed)
+		}
+		plain, err := ev.Evaluate(context.Background(), objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(report.Findings) != len(plain.Findings) {
+			t.Errorf("%s: %d findings, Evaluate has %d", c.dir, len(report.Findings), len(plain.Findings))
+		}
+	}
+	_, m, err := ev.Analyze(context.Background(), nil, evaluator.Detailed())
+	if err != nil || !m.Detailed {
+		t.Errorf("Detailed: %v, %v", m.Detailed, err)
+	}
+}

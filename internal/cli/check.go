@@ -71,7 +71,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	var report *evaluator.Report
 	if f.output == "markdown" || f.summary != "" {
 		// The pictures and the ways out need the model and a fix plan.
-		a, err := analyze(ctx, in, &f.inputs, fs, paths)
+		a, err := analyze(ctx, in, &f.inputs, fs, paths, evaluator.DetailedForErrors())
 		if err != nil {
 			return err
 		}

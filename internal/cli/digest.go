@@ -27,8 +27,13 @@ type analyzed struct {
 // finding's picture and why, and, when the inputs are files fix can patch,
 // its ways out with the fix command that previews each. fs holds the flags
 // given (those fix also takes are repeated in its commands).
-func analyze(ctx context.Context, l *loaded, in *inputFlags, fs *pflag.FlagSet, paths []string) (*analyzed, error) {
-	report, model, err := l.ev.Analyze(ctx, l.objs, evaluator.Detailed())
+//
+// detail is evaluator.Detailed for a digest that offers every finding's ways
+// out (report), evaluator.DetailedForErrors for one that offers them for
+// errors only (check -o markdown, --summary): with no error, the model is not
+// detailed and nothing is planned.
+func analyze(ctx context.Context, l *loaded, in *inputFlags, fs *pflag.FlagSet, paths []string, detail evaluator.ModelOption) (*analyzed, error) {
+	report, model, err := l.ev.Analyze(ctx, l.objs, detail)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +53,8 @@ func analyze(ctx context.Context, l *loaded, in *inputFlags, fs *pflag.FlagSet, 
 		di.NoFix = "flipflop fix previews changes to files, not to standard input"
 	case len(l.errs) > 0:
 		di.NoFix = "some input could not be read, and fix previews no change computed from part of the estate"
+	case !model.Detailed:
+		// no finding needs a way out planned
 	default:
 		plan, err := fix.New(l.objs, report, model, fix.Options{Rules: l.ev.Rules()})
 		if err != nil {

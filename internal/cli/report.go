@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/htmlreport"
 	"github.com/flipflop-dev/flipflop/internal/version"
@@ -51,7 +52,7 @@ func runReport(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	a, err := analyze(ctx, in, &inputs, fs, paths)
+	a, err := analyze(ctx, in, &inputs, fs, paths, evaluator.Detailed())
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,16 @@ analysis := {"findings": all_findings, "model": view.estate}
 
 detailed_analysis := {"findings": all_findings, "model": view.detailed}
 
+# digest_analysis is analysis for a digest of the findings (check -o
+# markdown, --summary): the detailed view, which fix plans the ways out with,
+# only when some finding is an error (a digest offers ways out for errors
+# only); else the plain view, which draws the pictures. A clean estate, the
+# common case in CI, then costs what analysis costs.
+digest_analysis := {"findings": all_findings, "model": view.detailed, "detailed": true} if {
+	some f in all_findings
+	f.severity == "error"
+} else := {"findings": all_findings, "model": view.estate, "detailed": false}
+
 rule_findings contains f if {
 	some name
 
