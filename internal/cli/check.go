@@ -81,13 +81,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		if err != nil {
 			return err
 		}
-		report.Errors = append(report.Errors, in.errs...)
-		report.Excluded = in.excluded
-		report.Rendered = in.rendered
-		report.Summary.Skipped = in.skipped
-		if report.Kargo != nil {
-			report.Kargo.Source = in.kargoSource
-		}
+		in.complete(report)
 	}
 	if err := output.Write(stdio.Out, f.output, report, opts); err != nil {
 		return err

@@ -37,13 +37,7 @@ func analyze(ctx context.Context, l *loaded, in *inputFlags, fs *pflag.FlagSet, 
 	if err != nil {
 		return nil, err
 	}
-	report.Errors = append(report.Errors, l.errs...)
-	report.Excluded = l.excluded
-	report.Rendered = l.rendered
-	report.Summary.Skipped = l.skipped
-	if report.Kargo != nil {
-		report.Kargo.Source = l.kargoSource
-	}
+	l.complete(report)
 	a := &analyzed{report: report, model: model}
 	di := digest.Input{Report: report, Model: model}
 	switch {

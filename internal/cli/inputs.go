@@ -239,6 +239,19 @@ type loaded struct {
 	kargoSource string
 }
 
+// complete adds to a report of the loaded objects what reading them found:
+// the inputs that could not be read, those excluded or rendered, the objects
+// skipped, and where the Kargo version came from.
+func (l *loaded) complete(report *evaluator.Report) {
+	report.Errors = append(report.Errors, l.errs...)
+	report.Excluded = l.excluded
+	report.Rendered = l.rendered
+	report.Summary.Skipped = l.skipped
+	if report.Kargo != nil {
+		report.Kargo.Source = l.kargoSource
+	}
+}
+
 // prepare validates the input flags, builds the evaluator and reads the inputs:
 // the common start of check, explain, graph and diagnose.
 func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
