@@ -9,17 +9,11 @@
 //
 // tests/browser_test.go runs it; CHROMIUM names the browser (default
 // /usr/bin/chromium).
-import puppeteer from 'puppeteer';
-import { readFileSync } from 'node:fs';
+import { launch } from './browser.mjs';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 const [page_, shot, width] = process.argv.slice(2);
-const config = JSON.parse(readFileSync(new URL('puppeteer.json', import.meta.url)));
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || config.executablePath,
-  args: [...config.args, '--user-data-dir=' + (process.env.CHROMIUM_PROFILE || '/tmp/flipflop-chromium-' + process.pid)],
-  headless: true,
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: Number(width || 1100), height: 800 });

@@ -8,18 +8,13 @@
 //
 // CHARTS.json is a JSON array of chart sources; the output an array of
 // {svg} or {error} in the same order. CHROMIUM names the browser.
-import puppeteer from 'puppeteer';
+import { launch } from './browser.mjs';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const charts = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const config = JSON.parse(readFileSync(new URL('puppeteer.json', import.meta.url)));
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || config.executablePath,
-  args: [...config.args, '--user-data-dir=' + (process.env.CHROMIUM_PROFILE || '/tmp/flipflop-chromium-' + process.pid)],
-  headless: true,
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
   await page.setContent('<!DOCTYPE html><html><body><div id="charts"></div></body></html>');
