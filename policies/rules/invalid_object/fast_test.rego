@@ -69,3 +69,61 @@ test_only_objects_have_entries_below if {
 	}
 	count(bad) == 0
 }
+
+# The first pass reaches a container of two or three wildcards only from the
+# node of its parent container: every such node has one, else the first pass
+# would skip it and be laxer than the walk.
+test_every_wildcard_node_has_a_parent if {
+	orphans := {[name, n] |
+		some name, t in object.union(rule.compiled, rule.compiled_config)
+		some [d, above] in [["d2", "d1"], ["d3", "d2"]]
+		some n in t[d]
+		prefix := array.slice(n, 0, count(n) - 5)
+		not has_node(t[above], prefix)
+	}
+	count(orphans) == 0
+}
+
+has_node(nodes, prefix) if {
+	some m in nodes
+	array.slice(m, 0, count(prefix)) == prefix
+}
+
+# Each node of the first pass is skipped only when its parent's filtered JSON
+# shows none of its containers: the mark of every node is that text.
+test_marks_name_each_container if {
+	marks := {kind: [[n.mark, [c.mark | some c in n.children]] | some n in t.nodes] |
+		some kind, t in object.union(rule.fast, rule.fast_config)
+		count(t.nodes) > 0
+	}
+	marks.Stage == [
+		[`"gitRepoUpdates":[]`, []],
+		[`"steps":[]`, [`"vars":[]`]],
+		[`"vars":[]`, []],
+		[`"vars":[]`, []],
+	]
+	marks["argocd-update"] == [[`"apps":[]`, [`"matchExpressions":[]`, `"matchLabels":{}`, `"sources":[]`]]]
+	every _, nodes in marks {
+		every n in nodes {
+			n[0] != ""
+			every m in n[1] {
+				m != ""
+			}
+		}
+	}
+}
+
+# A container the parent's filtered JSON does not show is not read, and one it
+# shows is: a wrong element below a step's vars is found whether or not the
+# Stage has vars of its own.
+test_first_pass_reads_a_shown_container if {
+	objs := [
+		f.stage_steps("without", [{"uses": "git-push", "config": {}}, {"uses": "git-push", "vars": [{"name": "a", "value": 1}]}]),
+		{
+			"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage", "metadata": {"name": "with", "namespace": "p"},
+			"spec": {"vars": [{"name": "b", "value": "c"}], "promotionTemplate": {"spec": {"steps": [{"uses": "git-push", "vars": [5]}]}}},
+		},
+		f.stage_steps("fine", [{"uses": "git-push", "vars": [{"name": "a", "value": "b"}]}]),
+	]
+	suspect_names == {"without", "with"} with input as f.estate(objs)
+}

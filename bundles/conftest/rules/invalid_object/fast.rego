@@ -30,18 +30,69 @@ suspects contains i if {
 suspect_docs := [objects.docs[i] | some i in suspects]
 
 # fast is each table as the first pass reads it: the entries without a
-# wildcard as one filter and the [path, type] pairs it may yield (flat), and
-# the wildcard entries as the walk's trie has them.
+# wildcard as one filter and the pattern its result must match (flat), and
+# the wildcard entries as a tree of containers (nodes), each container with
+# the containers below its elements.
 fast := {kind: first_pass(t) | some kind, t in compiled}
 
 fast_config := {uses: first_pass(t) | some uses, t in compiled_config}
 
 first_pass(t) := {
-	"flat": flat_check([[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]),
-	"d1": [prepared(n, 1) | some n in t.d1],
-	"d2": [prepared(n, 2) | some n in t.d2],
-	"d3": [prepared(n, 3) | some n in t.d3],
+	"flat": flat_check(entries),
+	"nodes": [node1(n, t, entries) | some n in t.d1],
+} if {
+	entries := [[array.concat(parent, [key]), want] | some [parent, children] in t.flat; some key, want in children]
 }
+
+# A node is a trie node [c0, w0, ..., element want, {key: want}, [[rel, want]]]
+# (fields.rego) of depth d, as the first pass reads it:
+#   at: the last link [c, w] of its chain: where its container lies below each
+#     element of its parent (below the object itself at depth 1);
+#   elem: the type its elements must have ("": any);
+#   check: how the fields below each element are read, as flat_check reads an
+#     object (null: none are read);
+#   mark: the text the parent's filtered JSON holds when some parent holds the
+#     container, as json.marshal writes the container the filter kept without
+#     its contents ("", which every text contains, when that is not known: the
+#     container is then always read);
+#   children: the nodes one wildcard deeper whose chain starts with its own.
+node1(n, t, parent_entries) := node(n, 1, parent_entries, [node2(m, t, node_entries(n, 1)) |
+	some m in t.d2
+	array.slice(m, 0, 2) == array.slice(n, 0, 2)
+])
+
+node2(n, t, parent_entries) := node(n, 2, parent_entries, [node(m, 3, node_entries(n, 2), []) |
+	some m in t.d3
+	array.slice(m, 0, 4) == array.slice(n, 0, 4)
+])
+
+node(n, d, parent_entries, children) := {
+	"at": [c, w],
+	"elem": n[2 * d],
+	"check": element_check(node_entries(n, d)),
+	"mark": mark(c, w, parent_entries),
+	"children": children,
+} if {
+	c := n[2 * (d - 1)]
+	w := n[(2 * d) - 1]
+}
+
+# node_entries are the entries below each element of node n of depth d, as
+# paths relative to the element.
+node_entries(n, d) := array.concat(
+	[[[k], w] | some k, w in n[(2 * d) + 1]],
+	n[(2 * d) + 2],
+)
+
+# mark is the text of the container at c in its parent's filtered JSON when
+# the parent's entries list it as a leaf of the container's type (the filter
+# then keeps it empty: "key":[] or "key":{}); "" otherwise.
+mark(c, w, parent_entries) := concat("", [json.marshal(c[count(c) - 1]), ":", empty[w]]) if {
+	[c, container[w]] in parent_entries
+	not has_below(parent_entries, c)
+} else := ""
+
+empty := {"[]": "[]", "*": "{}"}
 
 # flat_check is how the entries without a wildcard are read at once:
 #   filter: the paths json.filter keeps, one per entry no other entry lies
@@ -139,67 +190,93 @@ else := p
 # nothing is a key no manifest has.
 nothing := "\u0000"
 
-# prepared turns a trie node [c0, w0, ..., elem want, {key: want}, [[rel, want]]]
-# into {"chain": [[c0, w0], ...], "elem", "check"}: check reads the fields
-# below each element as flat_check reads an object (null: none are read).
-prepared(n, depth) := {
-	"chain": [[n[2 * j], n[(2 * j) + 1]] | some j in numbers.range(0, depth - 1)],
-	"elem": n[2 * depth],
-	"check": element_check(array.concat(
-		[[[k], w] | some k, w in n[(2 * depth) + 1]],
-		n[(2 * depth) + 2],
-	)),
-}
-
 element_check(entries) := flat_check(entries) if count(entries) > 0
 
 else := null
 
+# clean: the object's flat fields match their pattern, and every container
+# node below it is clean. Rego has no recursion: the three depths of nodes
+# are read by a function each (the third has no children).
 clean(obj, t) if {
-	regex.match(t.flat.pattern, json.marshal(json.filter(obj, t.flat.filter)))
-	every n in t.d1 {
-		elems_clean(elements(obj, n.chain[0]), n)
-	}
-	every n in t.d2 {
-		elems_clean(below(elements(obj, n.chain[0]), n.chain[1]), n)
-	}
-	every n in t.d3 {
-		elems_clean(below(below(elements(obj, n.chain[0]), n.chain[1]), n.chain[2]), n)
+	text := json.marshal(json.filter(obj, t.flat.filter))
+	regex.match(t.flat.pattern, text)
+	every n in t.nodes {
+		node_clean(obj, text, n)
 	}
 }
 
-# elements are the values of the container at c in obj, when it is the
+# node_clean: the container of node n in obj holds elements of the node's
+# type with well-typed fields, and so on below (node2_clean, node3_clean: the
+# containers of a node below the parents, the elements of the node above).
+# When the parents' filtered JSON (text) shows that none of them holds the
+# container (no mark), nothing is read: the filter kept every container the
+# tables list, as its type without its contents.
+node_clean(obj, text, n) if {
+	none_held(text, n)
+} else if {
+	es := own_elements(obj, n.at)
+	elements_are(es, n.elem)
+	objs := objects_of(es, n.elem)
+	text2 := fields_text(objs, n)
+	every c in n.children {
+		node2_clean(objs, text2, c)
+	}
+}
+
+node2_clean(parents, text, n) if {
+	none_held(text, n)
+} else if {
+	objs := elements(parents, n)
+	text3 := fields_text(objs, n)
+	every c in n.children {
+		node3_clean(objs, text3, c)
+	}
+}
+
+node3_clean(parents, text, n) if {
+	none_held(text, n)
+} else if {
+	fields_text(elements(parents, n), n)
+}
+
+none_held(text, n) if not contains(text, n.mark)
+
+# elements lists the elements of node n's containers below the parents that
+# are objects, once every element is checked to have the node's type.
+elements(parents, n) := objects_of(es, n.elem) if {
+	es := below(parents, n.at)
+	elements_are(es, n.elem)
+}
+
+# own_elements are the elements of the container at c in obj, when it is the
 # container the wildcard w iterates ([] when it is not: the walk reads nothing
 # below a container of the wrong type, whose own entry reports it).
-elements(obj, [c, "[]"]) := x if {
+own_elements(obj, [c, "[]"]) := x if {
 	x := object.get(obj, c, null)
 	is_array(x)
 } else := []
 
-elements(obj, [c, "*"]) := [e | x := object.get(obj, c, null); is_object(x); some e in x]
+own_elements(obj, [c, "*"]) := [e | x := object.get(obj, c, null); is_object(x); some e in x]
 
-# below steps from each element to the container at c under it.
+# below steps from each parent to the container at c under it, and lists its
+# elements (none for a container of the wrong type: the walk reads nothing
+# below it, and the container's own entry reports it).
 below(es, [c, w]) := [e | some x in es; is_object(x); y := object.get(x, c, null); type_name(y) == container[w]; some e in y]
 
 # Elements that must be objects are all objects once that is checked, so
 # their fields are read without testing each element again.
-elems_clean(es, n) if {
-	n.elem == "object"
-	elements_are(es, "object")
-	fields_typed(es, n.check)
-}
+objects_of(es, "object") := es
 
-elems_clean(es, n) if {
-	n.elem != "object"
-	elements_are(es, n.elem)
-	fields_typed([e | some e in es; is_object(e)], n.check)
-}
+objects_of(es, want) := [e | some e in es; is_object(e)] if want != "object"
 
-fields_typed(_, null)
-
-fields_typed(es, check) if {
-	check != null
-	regex.match(check.list, json.marshal([json.filter(e, check.filter) | some e in es]))
+# fields_text is the filtered JSON of the objects' fields when they match the
+# node's pattern ("" when the node reads no field; undefined when they do not
+# match).
+fields_text(objs, n) := "" if {
+	n.check == null
+} else := text if {
+	text := json.marshal([json.filter(e, n.check.filter) | some e in objs])
+	regex.match(n.check.list, text)
 }
 
 # elements_are: every element has the type want (null included: an element
