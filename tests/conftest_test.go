@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -75,25 +76,66 @@ func flipflopOnly(v string) bool { return strings.HasPrefix(v, "duplicate-key ")
 // generated policy folder (bundles/conftest) reports the same (rule, resources)
 // set as flipflop check, and so does every opa of the matrix evaluating the
 // generated OPA bundle (opa eval -b).
+//
+// Each opa evaluates the bundle on every estate's combined input in one run
+// (bundleVerdictsOf: one compilation of the bundle per opa, not one per
+// estate, which was most of this test's time); each estate is still its own
+// input document.
 func TestCompatConftestAndOPAAgreeWithFlipflop(t *testing.T) {
 	t.Parallel()
 	bin := tool(t, "FLIPFLOP_BIN")
 	conftests := hostsOf(t, "conftest")
 	opas := hostsOf(t, "opa")
 	policy := []string{"-p", "bundles/conftest"}
-	for _, dir := range estates(t) {
-		t.Run(dir, func(t *testing.T) {
-			t.Parallel() // processes only: one per CPU at a time (go test -parallel)
-			want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
-			for _, c := range conftests {
-				if got := conftestVerdicts(t, c, policy, dir); !slices.Equal(got, want) {
-					t.Errorf("%s %v\nflipflop %v", c, got, want)
+	dirs := estates(t)
+	var mu sync.Mutex
+	wants := map[string][]string{}
+	inputs := map[string]json.RawMessage{}
+	// The group returns when every estate's parallel subtest has.
+	t.Run("conftest", func(t *testing.T) {
+		for _, dir := range dirs {
+			t.Run(dir, func(t *testing.T) {
+				t.Parallel() // processes only: one per CPU at a time (go test -parallel)
+				want := slices.DeleteFunc(flipflopVerdicts(t, bin, dir), flipflopOnly)
+				for _, c := range conftests {
+					if got := conftestVerdicts(t, c, policy, dir); !slices.Equal(got, want) {
+						t.Errorf("%s %v\nflipflop %v", c, got, want)
+					}
 				}
+				input := combinedInput(t, conftests[len(conftests)-1], dir)
+				b, err := os.ReadFile(input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				wants[dir], inputs[dir] = want, b
+			})
+		}
+	})
+	if len(inputs) != len(dirs) {
+		t.Fatalf("combined inputs for %d of %d estates", len(inputs), len(dirs))
+	}
+	all, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "inputs.json")
+	if err := os.WriteFile(in, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range opas {
+		t.Run(o.String(), func(t *testing.T) {
+			t.Parallel()
+			got := bundleVerdictsOf(t, o, in)
+			if len(got) != len(dirs) {
+				t.Errorf("%s eval -b: findings for %d estates, want %d", o, len(got), len(dirs))
 			}
-			input := combinedInput(t, conftests[len(conftests)-1], dir)
-			for _, o := range opas {
-				if got := bundleVerdicts(t, o, input); !slices.Equal(got, want) {
-					t.Errorf("%s eval -b %v\nflipflop %v", o, got, want)
+			for _, dir := range dirs {
+				if _, ok := got[dir]; !ok {
+					t.Errorf("%s: %s eval -b: no findings (undefined)", dir, o)
+				} else if !slices.Equal(got[dir], wants[dir]) {
+					t.Errorf("%s: %s eval -b %v\nflipflop %v", dir, o, got[dir], wants[dir])
 				}
 			}
 		})
@@ -194,26 +236,34 @@ func combinedInput(t *testing.T, conftest host, dir string) string {
 	return in
 }
 
-// bundleVerdicts evaluates the generated OPA bundle with opa h on an input file.
-func bundleVerdicts(t *testing.T, h host, input string) []string {
+// bundleVerdictsOf evaluates the generated OPA bundle with opa h, in one run,
+// on each estate's input: inputs is a file holding one JSON object of the
+// combined inputs by estate, and each is the whole input document of its
+// evaluation (with input as), as -i would make it.
+func bundleVerdictsOf(t *testing.T, h host, inputs string) map[string][]string {
 	t.Helper()
-	out, stderr, code := runCmd(t, "..", h.Path, "eval", "-b", "bundles/flipflop.tar.gz", "-i", input, "--format", "raw", "data.flipflop.findings")
+	query := "{estate: findings | some estate, estate_input in input; findings := data.flipflop.findings with input as estate_input}"
+	out, stderr, code := runCmd(t, "..", h.Path, "eval", "-b", "bundles/flipflop.tar.gz", "-i", inputs, "--format", "raw", query)
 	if code != 0 {
 		t.Fatalf("%s eval: %s", h, stderr)
 	}
-	var findings []struct {
+	var byEstate map[string][]struct {
 		Rule      string     `json:"rule"`
 		Resources []resource `json:"resources"`
 		Waived    any        `json:"waived"`
 	}
-	if err := json.Unmarshal([]byte(out), &findings); err != nil {
-		t.Fatalf("%s eval output: %v\n%s", h, err, out)
+	if err := json.Unmarshal([]byte(out), &byEstate); err != nil {
+		t.Fatalf("%s eval output: %v\n%s", h, err, tail(out, 20))
 	}
-	var vs []verdict
-	for _, f := range findings {
-		if f.Waived == nil {
-			vs = append(vs, verdictOf(f.Rule, f.Resources))
+	got := map[string][]string{}
+	for estate, findings := range byEstate {
+		var vs []verdict
+		for _, f := range findings {
+			if f.Waived == nil {
+				vs = append(vs, verdictOf(f.Rule, f.Resources))
+			}
 		}
+		got[estate] = sortVerdicts(vs)
 	}
-	return sortVerdicts(vs)
+	return got
 }
