@@ -107,17 +107,21 @@ wanted("*", _)
 
 wanted(kinds, uses) if kinds[uses]
 
+# inflate turns one step of a Stage into the steps it runs: itself, when
+# kinds wants it and it can run; nothing for any other step that is not a
+# task step; a task step's task's steps (inflated_task); or, when no input
+# defines the task, one placeholder. One chain, cheapest test first: most
+# steps are steps the model does not read.
 inflate(o, step, i, ctx, base_vars, kinds) := [own_step(o, step, i, ctx, base_vars)] if {
-	wanted(kinds, step.uses)
-	object.get(step, "if", "") == ""
-} else := [own_step(o, step, i, ctx, base_vars)] if {
 	wanted(kinds, step.uses)
 	runs(step, ctx, base_vars) != "no"
 } else := [] if {
 	not is_task(step)
-}
+} else := inflated_task(step, i, ctx, base_vars, kinds) if {
+	count(task_for(step.task, ctx)) > 0
+} else := [placeholder(o, step, i, ctx)]
 
-inflate(_, step, i, ctx, base_vars, kinds) := [s |
+inflated_task(step, i, ctx, base_vars, kinds) := [s |
 	task_alias := object.get(step, "as", sprintf("task-%d", [i]))
 	some t in task_for(step.task, ctx)
 	task_defaults := expr.resolve_vars(objects.array_at(t.obj, ["spec", "vars"]), {}, ctx)
@@ -138,14 +142,11 @@ inflate(_, step, i, ctx, base_vars, kinds) := [s |
 		"scope": {"ref": t.ref, "path": task_steps, "task": task_alias},
 		"via": sprintf("%s/%d", [stage_steps, i]),
 	}
-] if {
-	is_task(step)
-	count(task_for(step.task, ctx)) > 0
-}
+]
 
-# A task step whose task is not among the inputs inflates to one placeholder step,
-# so rules can say the Stage's promotion is only partly known.
-inflate(o, step, i, ctx, _, _) := [{
+# placeholder is the one step a task step whose task is not among the inputs
+# inflates to, so rules can say the Stage's promotion is only partly known.
+placeholder(o, step, i, ctx) := {
 	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
 	"alias": object.get(step, "as", sprintf("task-%d", [i])),
 	"uses": "",
@@ -158,9 +159,6 @@ inflate(o, step, i, ctx, _, _) := [{
 	"scope": {"ref": o.ref, "path": stage_steps, "task": ""},
 	"via": "",
 	"task_ref": {"kind": task_kind(step.task), "name": object.get(step.task, "name", ""), "namespace": task_namespace(step.task, ctx)},
-}] if {
-	is_object(step.task)
-	count(task_for(step.task, ctx)) == 0
 }
 
 own_step(o, step, i, ctx, base_vars) := {
