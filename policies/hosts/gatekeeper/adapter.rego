@@ -309,9 +309,11 @@ relevant(_, "Stage", _, text) if {
 	contains(text, sprintf("%q", [lower(review.metadata.name)]))
 }
 
-# Stages that run a related task.
-relevant(o, "Stage", ns, _) if {
+# Stages that run a related task (only a spec whose text has a task step
+# is read step by step).
+relevant(o, "Stage", ns, text) if {
 	count(related_task_keys) > 0
+	contains(text, "\"task\":")
 	some step in array_at(o, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step.task)
 	step_task_key(step.task, ns) in related_task_keys
