@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,13 +74,26 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "stop the runs of a size after a review slower than this")
 	budget := flag.Duration("budget", time.Minute, "after the first run, do only as many runs as fit in this time per size (at least one)")
 	version := flag.Bool("version", false, "print the Gatekeeper, frameworks and OPA module versions and exit")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.StringVar(&form, "form", form, "how the Stage is reviewed: audit (the object alone), status (an UPDATE of status only), update (an UPDATE adding a label)")
 	flag.Parse()
 	if *version {
 		fmt.Println(versions())
 		return
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gatekeeper bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*dir, *templ, *constraint, *floor, *apps, *runs, *timeout, *budget); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "gatekeeper bench:", err)
 		os.Exit(1)
 	}
