@@ -202,18 +202,17 @@ legacy_config_fields := {"argocd-update": [[["apps", "[]", "sources", "[]", "des
 # ---------------------------------------------------------------------------
 # Walking the tables.
 
-# compiled_from_fields turns each table into a trie (see the problems rules of
-# rule.rego); tables.rego holds its value, generated, as compiled:
+# compiled turns each table into a trie (see the problems rules of rule.rego):
 #   flat: [[parent, {key: want}], ...] for the entries without wildcards;
 #   d1, d2, d3: [[c0, w0, ..., element want or "", {key: want}, [[rel, want], ...]], ...]
 #   for the entries with 1, 2, 3 wildcards, grouped by the path up to their
 #   last wildcard: the element's own type, the single keys below it, and the
 #   longer paths below it.
-compiled_from_fields := {kind: trie(array.concat(entries, object.get(legacy_fields, kind, []))) |
+compiled := {kind: trie(array.concat(entries, object.get(legacy_fields, kind, []))) |
 	some kind, entries in fields
 }
 
-compiled_config_from_fields := {uses: trie(array.concat(entries, object.get(legacy_config_fields, uses, []))) |
+compiled_config := {uses: trie(array.concat(entries, object.get(legacy_config_fields, uses, []))) |
 	some uses, entries in config_fields
 }
 
