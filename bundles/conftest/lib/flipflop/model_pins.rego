@@ -137,7 +137,9 @@ github_provider("", repo_id) if startswith(repo_id, "github.com/")
 # auto_sync_by_app maps each Application the pins name (by key) to whether
 # auto-sync is on for it. Two objects may hold one key (a copy the
 # duplicate-object rule reports) and disagree: it is on when it is on for any.
-auto_sync_by_app(pins) := {k: on |
-	some k in {p.app.key | some p in pins}
-	on := true in {p.app.auto_sync | some p in pins; p.app.key == k}
+# One pass over the pins for the keys where it is on, not one per key: a
+# group of pins on one pointer can be the whole estate.
+auto_sync_by_app(pins) := {k: is_on | some k in keys; is_on := k in on} if {
+	on := {p.app.key | some p in pins; p.app.auto_sync == true}
+	keys := {p.app.key | some p in pins}
 }
