@@ -452,8 +452,7 @@ absent := "\u0000absent"
 # A var's value may be an expression whatever it yields (keys: the last
 # chunk of the var's path).
 var_expression(keys, v) if {
-	count(keys) == 1
-	keys[0] == "value"
+	keys == ["value"]
 	expression(v)
 }
 
