@@ -75,15 +75,17 @@ reviewed := [review, before] if {
 task_users := [s |
 	reviewed_task
 	some ns, name
+	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	uses_task([ns, "kargo.akuity.io/v1alpha1", "Stage", name], review)
 	s := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
-	uses_task(s, review)
 ]
 
 task_user_keys := {sprintf("%s/%s", [s.metadata.namespace, s.metadata.name]) | some s in task_users}
 
-uses_task(stage, task) if {
-	same_scope(stage, task)
-	some step in array_at(stage, ["spec", "promotionTemplate", "spec", "steps"])
+# uses_task says the inventory Stage at at runs task.
+uses_task(at, task) if {
+	same_scope(at, task)
+	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step.task)
 	step.task.name == task.metadata.name
 	task_step_kind(step.task) == task.kind
@@ -101,9 +103,9 @@ step_task_key(ref, ns) := sprintf("/%s", [ref.name]) if {
 
 same_scope(_, task) if task.kind == "ClusterPromotionTask"
 
-same_scope(stage, task) if {
+same_scope(at, task) if {
 	task.kind == "PromotionTask"
-	stage.metadata.namespace == task.metadata.namespace
+	inv(at).metadata.namespace == task.metadata.namespace
 }
 
 # docs is the model's input: conftest's combined shape. Only the inventory
@@ -161,14 +163,33 @@ array_at(o, path) := v if {
 	is_array(v)
 } else := []
 
-app_urls(o) := [u |
+# The scan of the inventory hands functions an object's place in it, at:
+# [namespace, group/version, kind, name] (namespace "" for a cluster-scoped
+# kind), never the object. Gatekeeper's store gives an object as a lazy value,
+# converted to Rego only where a rule reads it, and OPA memoises a function
+# call by its arguments: an object passed to a function is hashed, which
+# converts all of it, status included (docs/performance.md, step 4c).
+
+# inv is the inventory object at at.
+inv(at) := data.inventory.namespace[at[0]][at[1]][at[2]][at[3]] if {
+	at[0] != ""
+} else := data.inventory.cluster[at[1]][at[2]][at[3]]
+
+# array_in is the array at path in the inventory object at at ([] when there is none).
+array_in(at, path) := v if {
+	v := object.get(inv(at), path, [])
+	is_array(v)
+} else := []
+
+# app_urls are the repository URLs of the inventory Application at at.
+app_urls(at) := [u |
 	some u in array.concat(
 		[
-			object.get(o, ["spec", "source", "repoURL"], ""),
-			object.get(o, ["spec", "sourceHydrator", "drySource", "repoURL"], ""),
-			object.get(o, ["spec", "sourceHydrator", "syncSource", "repoURL"], ""),
+			object.get(inv(at), ["spec", "source", "repoURL"], ""),
+			object.get(inv(at), ["spec", "sourceHydrator", "drySource", "repoURL"], ""),
+			object.get(inv(at), ["spec", "sourceHydrator", "syncSource", "repoURL"], ""),
 		],
-		[src.repoURL | some src in array_at(o, ["spec", "sources"])],
+		[src.repoURL | some src in array_in(at, ["spec", "sources"])],
 	)
 	is_string(u)
 ]
@@ -230,12 +251,14 @@ mentions_repo(text) if {
 # ClusterPromotionTask).
 related_task_keys := {sprintf("%s/%s", [ns, name]) |
 	some ns, name
-	t := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
-	touches(t, "PromotionTask", spec_text(t))
+	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
+	at := [ns, "kargo.akuity.io/v1alpha1", "PromotionTask", name]
+	touches(at, spec_text(at))
 } | {sprintf("/%s", [name]) |
 	some name
-	t := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-	touches(t, "ClusterPromotionTask", spec_text(t))
+	data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
+	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
+	touches(at, spec_text(at))
 }
 
 # related lists the inventory objects that can take part in a finding about
@@ -257,79 +280,87 @@ related := array.concat(
 			some [gv, kind] in namespaced
 			kind != "Application"
 			some ns, name
-			o := data.inventory.namespace[ns][gv][kind][name]
-			relevant(o, kind, ns, spec_text(o))
+			data.inventory.namespace[ns][gv][kind][name]
+			at := [ns, gv, kind, name]
+			relevant(at, spec_text(at))
 			not same(review_ref, kind, ns, name)
+			o := data.inventory.namespace[ns][gv][kind][name]
 		],
 	),
 	[{"path": "inventory", "contents": o} |
 		some [gv, kind] in cluster_scoped
 		some name
-		o := data.inventory.cluster[gv][kind][name]
-		relevant(o, kind, "", spec_text(o))
+		data.inventory.cluster[gv][kind][name]
+		at := ["", gv, kind, name]
+		relevant(at, spec_text(at))
 		not same(review_ref, kind, "", name)
+		o := data.inventory.cluster[gv][kind][name]
 	],
 )
 
 related_apps := [{"path": "inventory", "contents": o} |
 	some ns, name
-	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	related_app(o)
+	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	related_app([ns, "argoproj.io/v1alpha1", "Application", name])
 	not same(review_ref, "Application", ns, name)
+	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
 ]
 
-app_mentions_repo(o) if {
-	some u in app_urls(o)
+app_mentions_repo(at) if {
+	some u in app_urls(at)
 	mentions_repo(lower(u))
 }
 
 # spec_text is the text searched in an object other than an Application: its
 # spec as JSON, lower case.
-spec_text(o) := lower(json.marshal(object.get(o, "spec", null)))
+spec_text(at) := lower(json.marshal(object.get(inv(at), "spec", null)))
 
 # (the cheap test first: most Applications of an estate are on other
 # repositories)
-related_app(o) if {
-	app_mentions_repo(o)
-	on_core_pointer(o)
+related_app(at) if {
+	app_mentions_repo(at)
+	on_core_pointer(at)
 }
 
 # Applications the reviewed Stage (or its tasks, or the Stages running the
 # reviewed task) names: argocd-update reaches Applications by name.
-related_app(o) if {
+related_app(at) if {
 	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
-	lower(o.metadata.name) in reviewer_strings
+	lower(inv(at).metadata.name) in reviewer_strings
 }
 
-relevant(o, kind, _, text) if touches(o, kind, text)
+relevant(at, text) if touches(at, text)
 
 # Stages that name the reviewed Application.
-relevant(_, "Stage", _, text) if {
+relevant(at, text) if {
+	at[2] == "Stage"
 	review.kind == "Application"
 	contains(text, sprintf("%q", [lower(review.metadata.name)]))
 }
 
 # Stages that run a related task (only a spec whose text has a task step
 # is read step by step).
-relevant(o, "Stage", ns, text) if {
+relevant(at, text) if {
+	at[2] == "Stage"
 	count(related_task_keys) > 0
 	contains(text, "\"task\":")
-	some step in array_at(o, ["spec", "promotionTemplate", "spec", "steps"])
+	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step.task)
-	step_task_key(step.task, ns) in related_task_keys
+	step_task_key(step.task, at[0]) in related_task_keys
 }
 
 # The Stages that use the reviewed task.
-relevant(o, "Stage", _, _) if {
+relevant(at, _) if {
+	at[2] == "Stage"
 	reviewed_task
-	uses_task(o, review)
+	uses_task(at, review)
 }
 
 # touches says an object other than an Application mentions a reviewed
 # repository and may touch one of the reviewed pointers.
-touches(o, kind, text) if {
+touches(at, text) if {
 	mentions_repo(text)
-	may_touch_core(o, kind, text)
+	may_touch_core(at, text)
 }
 
 same(ref, kind, ns, name) if {

@@ -60,9 +60,9 @@ default_words := {"", "head", "main", "master", lower(object.get(settings, "defa
 # pointers' names (the model's own reading of a revision).
 on_core_pointer(_) if not narrowed
 
-on_core_pointer(o) if {
+on_core_pointer(at) if {
 	narrowed
-	some r in app_revisions(o)
+	some r in app_revisions(at)
 	may_name_core(r)
 	lower(revision.classify(r).name) in core_words
 }
@@ -87,12 +87,12 @@ may_name_core(r) if {
 
 # app_revisions are the revisions of an Application's sources, as written
 # ("" where a source leaves it out: the default branch).
-app_revisions(o) := array.concat(
+app_revisions(at) := array.concat(
 	array.concat(
-		[object.get(src, "targetRevision", "") | src := o.spec.source; is_object(src)],
-		[object.get(src, "targetBranch", "") | src := o.spec.sourceHydrator.syncSource; is_object(src)],
+		[object.get(src, "targetRevision", "") | src := inv(at).spec.source; is_object(src)],
+		[object.get(src, "targetBranch", "") | src := inv(at).spec.sourceHydrator.syncSource; is_object(src)],
 	),
-	[object.get(src, "targetRevision", "") | some src in array_at(o, ["spec", "sources"]); is_object(src)],
+	[object.get(src, "targetRevision", "") | some src in array_in(at, ["spec", "sources"]); is_object(src)],
 )
 
 # may_touch_core says a Stage or task may write or pin one of the pointers,
@@ -101,40 +101,40 @@ app_revisions(o) := array.concat(
 # Applications by label, or, when the default branch is among the pointers,
 # checks out the default branch.
 # ApplicationSets and Warehouses are related by their repositories alone.
-may_touch_core(_, _, _) if not narrowed
+may_touch_core(_, _) if not narrowed
 
-may_touch_core(_, kind, _) if {
+may_touch_core(at, _) if {
 	narrowed
-	not kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
+	not at[2] in {"Stage", "PromotionTask", "ClusterPromotionTask"}
 }
 
-may_touch_core(_, _, text) if {
+may_touch_core(_, text) if {
 	narrowed
 	some w in core_words
 	w != ""
 	contains(text, w)
 }
 
-may_touch_core(_, _, text) if {
+may_touch_core(_, text) if {
 	narrowed
 	regex.match(`"(branch|targetbranch|sourcebranch|name)":"[^"]*\$\{\{`, text)
 }
 
-may_touch_core(_, _, text) if {
+may_touch_core(_, text) if {
 	narrowed
 	contains(text, "selector")
 }
 
-may_touch_core(o, _, _) if {
+may_touch_core(at, _) if {
 	narrowed
 	"main" in core_words
-	some step in array.concat(array_at(o, ["spec", "promotionTemplate", "spec", "steps"]), array_at(o, ["spec", "steps"]))
+	some step in array.concat(array_in(at, ["spec", "promotionTemplate", "spec", "steps"]), array_in(at, ["spec", "steps"]))
 	step.uses == "git-clone"
 	some c in array_at(step, ["config", "checkout"])
 	default_checkout(c)
 }
 
-may_touch_core(_, _, text) if {
+may_touch_core(_, text) if {
 	narrowed
 	some name in related_app_names
 	contains(text, sprintf("%q", [name]))
