@@ -8,6 +8,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/estate"
 	"github.com/flipflop-dev/flipflop/internal/race"
 )
@@ -20,14 +21,27 @@ import (
 // So a scan that hands an inventory object to a function converts every
 // synced object whole, status included (a live Stage's freight history, a
 // live Application's resource list). The scan hands functions the object's
-// place in the inventory instead (adapter.rego, inv). This test gives every
-// inventory object a large status and requires that a review allocates about
-// as much as without it: the statuses of the objects the scan passes over
-// stay unread.
-func TestReviewLeavesUnrelatedStatusUnread(t *testing.T) {
+// place in the inventory instead (adapter.rego, inv), and the related
+// objects go to the model as what it reads of them (view), without their
+// status. This test gives every inventory object a large status and requires
+// that a review allocates about as much as without it, on the benchmark
+// estate (few related objects) and on the branch shape (every Stage and
+// Application on one branch of one repository: every object is related).
+func TestReviewLeavesStatusUnread(t *testing.T) {
 	race.Sequential(t)
-	files, _ := estate.Generate(estate.Options{Objects: 400, Seed: 1})
-	objs := load(t, files)
+	bench, _ := estate.Generate(estate.Options{Objects: 400, Seed: 1})
+	branch, err := estate.Shape("branch", 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, files := range map[string][]estate.File{"bench estate": bench, "branch shape": branch} {
+		t.Run(name, func(t *testing.T) { reviewAllocs(t, load(t, files)) })
+	}
+}
+
+// reviewAllocs compares the allocations of a review of objs' first Stage with
+// and without a status on every inventory object.
+func reviewAllocs(t *testing.T, objs []evaluator.Object) {
 	allocs := func(status bool) float64 {
 		inv, kept := inventory(t, objs)
 		var stage map[string]any
@@ -68,7 +82,7 @@ func TestReviewLeavesUnrelatedStatusUnread(t *testing.T) {
 	}
 	without, with := allocs(false), allocs(true)
 	if with > 1.5*without {
-		t.Errorf("a review allocates %.0f times with every inventory object carrying a status, %.0f without (%.2f×): the scan converts objects it passes over whole", with, without, with/without)
+		t.Errorf("a review allocates %.0f times with every inventory object carrying a status, %.0f without (%.2f×): the review converts statuses", with, without, with/without)
 	}
 }
 

@@ -77,7 +77,7 @@ task_users := [s |
 	some ns, name
 	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
 	uses_task([ns, "kargo.akuity.io/v1alpha1", "Stage", name], review)
-	s := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	s := view([ns, "kargo.akuity.io/v1alpha1", "Stage", name])
 ]
 
 task_user_keys := {sprintf("%s/%s", [s.metadata.namespace, s.metadata.name]) | some s in task_users}
@@ -175,6 +175,16 @@ inv(at) := data.inventory.namespace[at[0]][at[1]][at[2]][at[3]] if {
 	at[0] != ""
 } else := data.inventory.cluster[at[1]][at[2]][at[3]]
 
+# view is what the model reads of the inventory object at at (model_view's
+# fields, those the object has): a related object goes to the model, which
+# reads it through functions, and so whole; its status never does.
+view(at) := object.union(
+	{k: v | some k in ["apiVersion", "kind", "spec"]; v := inv(at)[k]},
+	{"metadata": {k: v | some k in ["name", "namespace", "labels", "annotations"]; v := inv(at).metadata[k]}},
+) if {
+	is_object(inv(at).metadata)
+} else := {k: v | some k in ["apiVersion", "kind", "spec"]; v := inv(at)[k]}
+
 # array_in is the array at path in the inventory object at at ([] when there is none).
 array_in(at, path) := v if {
 	v := object.get(inv(at), path, [])
@@ -208,12 +218,14 @@ review_tasks := [t | some t in {t |
 # names from a Stage in namespace ns (never the reviewed object's stale copy).
 inventory_task(ref, ns) := t if {
 	ref.kind == "ClusterPromotionTask"
-	t := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[ref.name]
+	data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[ref.name]
 	not same(review_ref, "ClusterPromotionTask", "", ref.name)
+	t := view(["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", ref.name])
 } else := t if {
 	task_step_kind(ref) == "PromotionTask"
-	t := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[ref.name]
+	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[ref.name]
 	not same(review_ref, "PromotionTask", ns, ref.name)
+	t := view([ns, "kargo.akuity.io/v1alpha1", "PromotionTask", ref.name])
 }
 
 # reviewer_strings are the strings of the reviewed objects and their tasks,
@@ -284,7 +296,7 @@ related := array.concat(
 			at := [ns, gv, kind, name]
 			relevant(at, spec_text(at))
 			not same(review_ref, kind, ns, name)
-			o := data.inventory.namespace[ns][gv][kind][name]
+			o := view(at)
 		],
 	),
 	[{"path": "inventory", "contents": o} |
@@ -294,7 +306,7 @@ related := array.concat(
 		at := ["", gv, kind, name]
 		relevant(at, spec_text(at))
 		not same(review_ref, kind, "", name)
-		o := data.inventory.cluster[gv][kind][name]
+		o := view(at)
 	],
 )
 
@@ -303,7 +315,7 @@ related_apps := [{"path": "inventory", "contents": o} |
 	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
 	related_app([ns, "argoproj.io/v1alpha1", "Application", name])
 	not same(review_ref, "Application", ns, name)
-	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 ]
 
 app_mentions_repo(at) if {

@@ -28,7 +28,7 @@ named_apps := [{"path": "inventory", "contents": o} |
 	some ns, name
 	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
 	lower(name) in reviewer_strings
-	o := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 	not same(review_ref, "Application", ns, name)
 ]
 
