@@ -75,6 +75,7 @@ func main() {
 	budget := flag.Duration("budget", time.Minute, "after the first run, do only as many runs as fit in this time per size (at least one)")
 	version := flag.Bool("version", false, "print the Gatekeeper, frameworks and OPA module versions and exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	flag.IntVar(&statusEntries, "status", 0, "give every inventory object a status of this many entries, as live objects carry (a Stage's freight history, an Application's resource list); 0: none, as the files have")
 	flag.StringVar(&form, "form", form, "how the Stage is reviewed: audit (the object alone), status (an UPDATE of status only), update (an UPDATE adding a label)")
 	flag.Parse()
 	if *version {
@@ -258,11 +259,37 @@ func newClient(ctx context.Context, policy, inv []*unstructured.Unstructured) (*
 	}
 	start := time.Now()
 	for _, o := range inv {
+		if statusEntries > 0 {
+			o = o.DeepCopy()
+			o.Object["status"] = liveStatus(statusEntries)
+		}
 		if _, err := client.AddData(ctx, o); err != nil {
 			return nil, 0, fmt.Errorf("adding %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
 	return client, time.Since(start), nil
+}
+
+// statusEntries is the size of the status every inventory object gets (-status).
+var statusEntries int
+
+// liveStatus is a status of n entries, shaped like a live Stage's freight
+// history (an Application's resource list is as deep): what the synced
+// objects of a cluster carry and the files do not.
+func liveStatus(n int) map[string]any {
+	history := make([]any, 0, n)
+	for i := range n {
+		history = append(history, map[string]any{
+			"name":   fmt.Sprintf("freight-%04d", i),
+			"origin": map[string]any{"kind": "Warehouse", "name": "main"},
+			"commits": []any{map[string]any{
+				"repoURL": "https://git.example.com/platform/other.git",
+				"id":      fmt.Sprintf("%040d", i),
+				"branch":  "main",
+			}},
+		})
+	}
+	return map[string]any{"phase": "Steady", "freightHistory": history}
 }
 
 // form is how the reviewed Stage is reviewed (-form): "audit" (the object
