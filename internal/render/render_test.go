@@ -14,6 +14,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // The tests run the renderer for real: the worker is this test binary (its
@@ -335,6 +336,7 @@ func TestKustomizeSeedOverlay(t *testing.T) {
 }
 
 func TestKustomizeRefusals(t *testing.T) {
+	race.Sequential(t)
 	for name, c := range map[string]struct {
 		files map[string]string
 		want  string
@@ -403,6 +405,7 @@ func TestKustomizeConfinement(t *testing.T) {
 // A kustomization that reads one base through exponentially many paths runs
 // out of its read budget instead of the machine's memory.
 func TestKustomizeReadBudget(t *testing.T) {
+	race.Sequential(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"l0/kustomization.yaml": "resources:\n- cm.yaml\n",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
 // The hostile shapes of issue 20: each test fails on the renderer before it.
@@ -261,6 +262,7 @@ func TestEverySpellingOfAPath(t *testing.T) {
 // Item 5: rendered documents of kinds no rule reads are dropped in the worker
 // (counted, never sent to flipflop, never converted there).
 func TestRenderedKindsFilteredInTheWorker(t *testing.T) {
+	race.Sequential(t)
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
 		"Chart.yaml":           chartYAML,
@@ -285,6 +287,7 @@ func TestRenderedKindsFilteredInTheWorker(t *testing.T) {
 
 // Item 5: an error message is bounded, however large the template makes it.
 func TestRenderErrorsBounded(t *testing.T) {
+	race.Sequential(t)
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
 		"Chart.yaml":          chartYAML,
@@ -475,6 +478,7 @@ func init() {
 // file may. Two charts that each render about 60% of it: the first is read,
 // the second refused by the budget (bytes counted, not time).
 func TestRenderedObjectsShareTheRunsBudget(t *testing.T) {
+	race.Sequential(t)
 	dir := t.TempDir()
 	const maxFile = 1 << 20
 	tmpl := "{{- range until 6500 }}\n---\napiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: s{{ . }}, namespace: p}\nspec: {}\n{{- end }}\n"
