@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -41,6 +44,9 @@ func TestReviewReadsItsNeighbourhoodOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reviews several hundred objects twice")
 	}
+	// Under -race it skips: its goroutines only evaluate one prepared query
+	// side by side, what the evaluator's parallel evaluation does under the
+	// detector in its own package's race run.
 	race.Sequential(t)
 	pq, err := rego.New(policyQuery(t, reviewQuery)...).PrepareForEval(context.Background())
 	if err != nil {
@@ -56,37 +62,22 @@ func TestReviewReadsItsNeighbourhoodOnly(t *testing.T) {
 			}
 		}
 	}
-	reviews, corpus, read, total := 0, 0, 0, 0
-	// check reviews up to n objects of an estate, evenly spread.
+	// The reviews are independent evaluations of one prepared query (safe
+	// for concurrent use): they are listed here, estate by estate, and run
+	// GOMAXPROCS at a time below.
+	type review struct {
+		name string
+		inv  map[string]any
+		kept []reviewed
+		i    int
+	}
+	var jobs []review
+	// check lists reviews of up to n objects of an estate, evenly spread.
 	check := func(name string, objs []evaluator.Object, n int) {
 		inv, kept := inventory(t, objs)
 		step := max(1, len(kept)/n)
 		for i := 0; i < len(kept); i += step {
-			r := kept[i]
-			in := map[string]any{
-				"review":    map[string]any{"object": r.obj},
-				"inventory": inv,
-				"full":      fullDocs(kept, i),
-			}
-			rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
-			if err != nil || len(rs) == 0 {
-				t.Errorf("%s: reviewing %s: %v (no result: %v)", name, r.id, err, len(rs) == 0)
-				continue
-			}
-			b := rs[0].Bindings
-			c1, _ := json.Marshal(admitted(b["c1"]))
-			c2, _ := json.Marshal(admitted(b["c2"]))
-			if string(c1) != string(c2) {
-				t.Errorf("%s: reviewing %s (narrowed %v, %v related of %d):\nneighbourhood: %s\nwhole inventory: %s", name, r.id, b["narrowed"], b["n"], len(kept), c1, c2)
-			}
-			reviews++
-			if strings.Contains(name, "/shared/corpus/") {
-				corpus++
-			}
-			if n, err := b["n"].(json.Number).Int64(); err == nil {
-				read += int(n)
-			}
-			total += len(kept)
+			jobs = append(jobs, review{name, inv, kept, i})
 		}
 	}
 	for _, d := range dirs {
@@ -102,6 +93,55 @@ func TestReviewReadsItsNeighbourhoodOnly(t *testing.T) {
 	}
 	files, _ := estate.Generate(estate.Options{Objects: 300, Seed: 1})
 	check("bench estate", load(t, files), 12)
+
+	// related[j] is the number of objects review j read, -1 when it failed.
+	related := make([]int, len(jobs))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1) - 1); j < len(jobs); j = int(next.Add(1) - 1) {
+				job := jobs[j]
+				r := job.kept[job.i]
+				related[j] = -1
+				in := map[string]any{
+					"review":    map[string]any{"object": r.obj},
+					"inventory": job.inv,
+					"full":      fullDocs(job.kept, job.i),
+				}
+				rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
+				if err != nil || len(rs) == 0 {
+					t.Errorf("%s: reviewing %s: %v (no result: %v)", job.name, r.id, err, len(rs) == 0)
+					continue
+				}
+				b := rs[0].Bindings
+				c1, _ := json.Marshal(admitted(b["c1"]))
+				c2, _ := json.Marshal(admitted(b["c2"]))
+				if string(c1) != string(c2) {
+					t.Errorf("%s: reviewing %s (narrowed %v, %v related of %d):\nneighbourhood: %s\nwhole inventory: %s", job.name, r.id, b["narrowed"], b["n"], len(job.kept), c1, c2)
+				}
+				related[j] = 0
+				if n, err := b["n"].(json.Number).Int64(); err == nil {
+					related[j] = int(n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	reviews, corpus, read, total := 0, 0, 0, 0
+	for j, job := range jobs {
+		if related[j] < 0 {
+			continue
+		}
+		reviews++
+		if strings.Contains(job.name, "/shared/corpus/") {
+			corpus++
+		}
+		read += related[j]
+		total += len(job.kept)
+	}
 	t.Logf("%d reviews (%d of corpus repositories) read %d related objects in all, of %d in their inventories", reviews, corpus, read, total)
 	if reviews-corpus < 200 {
 		t.Errorf("only %d reviews outside the corpus: the estates were not found", reviews-corpus)
