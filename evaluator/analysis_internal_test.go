@@ -41,6 +41,7 @@ func evaluations(t *testing.T, e *Evaluator, q string, objs []Object) int {
 // view side by side under one `with` cost 56% more (issue 21: explain and
 // graph took 1.6 times as long as check).
 func TestAnalyzeEvaluatesTheModelOnce(t *testing.T) {
+	t.Parallel() // shares nothing mutable, times nothing: beside the package's other long tests
 	if testing.Short() {
 		t.Skip("profiles a 600-object evaluation three times")
 	}

@@ -30,6 +30,7 @@ func generated(tb testing.TB, n int) ([]evaluator.Object, estate.Stats) {
 
 // The generated estate yields exactly the contradictions it was built with.
 func TestGeneratedEstateFindings(t *testing.T) {
+	t.Parallel() // shares nothing mutable, times nothing: beside the package's other long tests
 	race.Sequential(t)
 	objs, st := generated(t, 2000)
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{})

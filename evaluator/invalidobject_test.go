@@ -193,6 +193,7 @@ func schemaType(t *testing.T, node map[string]any, path []string, resolve func(m
 // step config field the type of Kargo's step config schema; the legacy
 // fields are the ones neither has any more.
 func TestInvalidObjectFieldsMatchUpstreamSchemas(t *testing.T) {
+	t.Parallel() // shares nothing mutable, times nothing: beside the package's other long tests
 	race.Sequential(t)
 	fields, legacy, configs, legacyConfigs := fieldTables(t)
 	crds := crdSchemas(t)
@@ -535,6 +536,7 @@ func evaluate(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) ou
 //     it does, the culprits are found by halving the set, and each is a field
 //     the model reads that the tables miss.
 func TestInvalidObjectCoversEveryReadField(t *testing.T) {
+	t.Parallel() // shares nothing mutable, times nothing: beside the package's other long tests
 	race.Sequential(t)
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{DefaultBranch: "main"})
 	if err != nil {

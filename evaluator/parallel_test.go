@@ -29,6 +29,7 @@ func reportJSON(t *testing.T, workers int, objs []evaluator.Object) string {
 // lands in a different chunk), and on the real-world corpus (under the race
 // detector: a 600-object estate, two chunks, no corpus).
 func TestParallelEvaluationMatchesOneQuery(t *testing.T) {
+	t.Parallel() // shares nothing mutable, times nothing: beside the package's other long tests
 	if testing.Short() {
 		t.Skip("evaluates the 2,000-object estate four times")
 	}
