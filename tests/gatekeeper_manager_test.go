@@ -55,6 +55,9 @@ var admissionRules = []string{
 // constraints, so that all of them start from their seed and none sees
 // another's objects.
 func TestCompatGatekeeperInDeny(t *testing.T) {
+	// Beside the other host tests: much of its time is waiting (the API
+	// server, the manager, its webhook and inventory), when a core is idle.
+	t.Parallel()
 	for _, gk := range hostsOf(t, "gatekeeper") {
 		t.Run(gk.String(), func(t *testing.T) { gatekeeperInDeny(t, gk) })
 	}

@@ -53,6 +53,22 @@ func runCmd(t *testing.T, dir, name string, args ...string) (string, string, int
 	return out.String(), errb.String(), code
 }
 
+// runProcess runs a command and returns stdout, stderr and the exit code, or
+// the error that kept it from running: runCmd for goroutines other than the
+// test's own (which must not call t.Fatal).
+func runProcess(dir, name string, args ...string) (string, string, int, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return out.String(), errb.String(), exit.ExitCode(), nil
+	}
+	return out.String(), errb.String(), 0, err
+}
+
 // estates lists every example and rule-sample estate, relative to the repository root.
 func estates(t *testing.T) []string {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -70,28 +71,57 @@ func TestObjectsMeetUpstreamSchemas(t *testing.T) {
 	// fix without --way lists the ways that apply to an estate's findings, each
 	// with the command that previews it: run those (a way fix does not offer
 	// there has nothing to print), one listing per estate instead of every way.
+	// The estates' fix runs are independent processes: they run side by side,
+	// GOMAXPROCS at a time, and their outputs are added in the estates' order.
 	fixed := 0
-	for _, dir := range estates(t) {
-		// --allow-empty: a rule's sample may hold only what the rule reads.
-		list, stderr, code := runCmd(t, "..", bin, "fix", "--allow-empty", dir)
-		if code == 1 {
-			continue // nothing to fix
-		}
-		if code != 0 {
-			t.Errorf("flipflop fix %s: exit %d: %s", dir, code, stderr)
-			continue
-		}
-		ways := offeredWays(list)
-		if len(ways) == 0 {
-			t.Errorf("flipflop fix %s: exit 0 but no way offered:\n%s", dir, list)
-		}
-		for _, way := range ways {
-			out, stderr, code := runCmd(t, "..", bin, "fix", "--way", way, "-o", "yaml", "--allow-empty", dir)
-			if code != 0 {
-				t.Errorf("flipflop fix --way %s %s: exit %d (offered): %s", way, dir, code, stderr)
-				continue
+	dirs := estates(t)
+	type fixOutput struct {
+		name string
+		out  []byte
+	}
+	outputs := make([][]fixOutput, len(dirs))
+	problems := make([][]string, len(dirs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, dir := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			// --allow-empty: a rule's sample may hold only what the rule reads.
+			list, stderr, code, err := runProcess("..", bin, "fix", "--allow-empty", dir)
+			switch {
+			case err != nil:
+				problems[i] = append(problems[i], fmt.Sprintf("flipflop fix %s: %v", dir, err))
+				return
+			case code == 1:
+				return // nothing to fix
+			case code != 0:
+				problems[i] = append(problems[i], fmt.Sprintf("flipflop fix %s: exit %d: %s", dir, code, stderr))
+				return
 			}
-			add(fmt.Sprintf("flipflop fix --way %s -o yaml %s", way, dir), []byte(out))
+			ways := offeredWays(list)
+			if len(ways) == 0 {
+				problems[i] = append(problems[i], fmt.Sprintf("flipflop fix %s: exit 0 but no way offered:\n%s", dir, list))
+			}
+			for _, way := range ways {
+				out, stderr, code, err := runProcess("..", bin, "fix", "--way", way, "-o", "yaml", "--allow-empty", dir)
+				if err != nil || code != 0 {
+					problems[i] = append(problems[i], fmt.Sprintf("flipflop fix --way %s %s: exit %d (offered): %v %s", way, dir, code, err, stderr))
+					continue
+				}
+				outputs[i] = append(outputs[i], fixOutput{fmt.Sprintf("flipflop fix --way %s -o yaml %s", way, dir), []byte(out)})
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range dirs {
+		for _, p := range problems[i] {
+			t.Error(p)
+		}
+		for _, o := range outputs[i] {
+			add(o.name, o.out)
 			fixed++
 		}
 	}
