@@ -89,9 +89,21 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, id+"-suite.yaml"), []byte(suite.String()))
 	}
-	for _, g := range hostsOf(t, "gator") {
+	// The all-rules template replays on every gator of the matrix; each
+	// rule's own template on the newest only. gator compiles the template
+	// for every case (25 cases, about 12 CPU-s a suite), and on an older
+	// gator a rule's template runs the Rego the all-rules one runs there,
+	// while TestCompatGatorVerify runs each template's own suite on every
+	// gator: the five suites more on each older gator found nothing those do
+	// not, for a minute of CPU in every CI run.
+	gators := hostsOf(t, "gator") // oldest first, as hack/hosts/matrix lists them
+	for gi, g := range gators {
+		newest := gi == len(gators)-1
 		t.Run(g.String(), func(t *testing.T) {
 			for _, id := range rules {
+				if id != "admission" && !newest {
+					continue
+				}
 				t.Run(id, func(t *testing.T) {
 					t.Parallel()
 					out, stderr, code := runCmd(t, dir, g.Path, "verify", "-v", id+"-suite.yaml")
