@@ -19,7 +19,8 @@ import (
 // each documented way out of the seed contradiction (examples/contradiction to
 // examples/fix-*), replayed one object at a time in several orders, is
 // admitted at every step, and changes that make the estate worse are denied
-// by the rule that finds them, and by no other. gator reviews each step as the
+// by the rule that finds them, and by no other (each rule's own template on
+// the newest gator, the all-rules template on every gator of the matrix). gator reviews each step as the
 // API server would send it (an AdmissionReview with the old object), against
 // the estate before the step as the synced inventory.
 // policies/hosts/gatekeeper/fixes_test.rego replays every order of every way
@@ -89,13 +90,13 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, id+"-suite.yaml"), []byte(suite.String()))
 	}
-	// The all-rules template replays on every gator of the matrix; each
+	// The all-rules template replays on every gator of the matrix, each
 	// rule's own template on the newest only. gator compiles the template
-	// for every case (25 cases, about 12 CPU-s a suite), and on an older
-	// gator a rule's template runs the Rego the all-rules one runs there,
-	// while TestCompatGatorVerify runs each template's own suite on every
-	// gator: the five suites more on each older gator found nothing those do
-	// not, for a minute of CPU in every CI run.
+	// for every case (25 cases, about 12 CPU-s a suite). On an older gator a
+	// rule's template would run the same rule's Rego on the same OPA as the
+	// all-rules template there, and TestCompatGatorVerify runs each
+	// template's own suite on every gator: five suites more on each older
+	// gator cost a minute of CPU in every CI run for nothing those cover not.
 	gators := hostsOf(t, "gator") // oldest first, as hack/hosts/matrix lists them
 	for gi, g := range gators {
 		newest := gi == len(gators)-1
