@@ -25,7 +25,10 @@ type clusterFlags struct {
 	timeout       time.Duration
 	chunkSize     int64
 	maxResponse   int64
-	fs            *pflag.FlagSet
+	// keepStatus keeps the objects' status (diagnose reads it); every other
+	// command drops it as it reads (cluster.Options.KeepStatus).
+	keepStatus bool
+	fs         *pflag.FlagSet
 }
 
 // clusterOnly are the flags that mean nothing without --cluster.
@@ -118,6 +121,7 @@ func (c *clusterFlags) load(ctx context.Context, _ IO) ([]evaluator.Object, []ev
 		AllNamespaces:    c.allNamespaces,
 		ChunkSize:        c.chunkSize,
 		MaxResponseBytes: c.maxResponse,
+		KeepStatus:       c.keepStatus,
 	})
 	first := ""
 	if len(nss) > 0 {

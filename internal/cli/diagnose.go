@@ -49,6 +49,9 @@ Flags:
 	if !slices.Contains(diagnose.Formats(), f.output) {
 		return usagef("unknown output format %q (want %s)", f.output, joinOr(diagnose.Formats()))
 	}
+	// A diagnosis reads what the cluster observed: the Stages' health, the
+	// Applications' synced revisions.
+	f.inputs.cluster.keepStatus = true
 	in, err := f.inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err

@@ -96,6 +96,13 @@ type Options struct {
 	// response is cut there and reported as a load error naming what it was
 	// for; the other resources are still read.
 	MaxResponseBytes int64
+	// KeepStatus keeps each object's status, for what reads what the cluster
+	// observed (flipflop diagnose). Without it the status is dropped as the
+	// object is read, before it is converted: the policies never read it
+	// (TestPoliciesReadOnlyTheModelView), and a live Application's status
+	// (its resources, history and last operation) is often larger than the
+	// rest of it.
+	KeepStatus bool
 }
 
 // DefaultMaxPages is the most pages one list may take: 10,000 pages of
@@ -226,7 +233,7 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 	var objs []evaluator.Object
 	for i, res := range results {
 		for j := range res.items {
-			o, err := toObject(&res.items[j], label)
+			o, err := toObject(&res.items[j], label, opts.KeepStatus)
 			if err != nil {
 				errs = append(errs, evaluator.LoadError{Path: label + ": " + tasks[i].String(), Message: err.Error()})
 				continue

@@ -110,7 +110,8 @@ func mustContain(t *testing.T, got []string, want ...string) {
 }
 
 // Every kind is read, from the namespaces the options select, with the
-// cluster label as path and line 0, status kept and managed fields dropped.
+// cluster label as path and line 0, managed fields dropped, and the status
+// kept only when the options ask for it (diagnose).
 func TestReadKindsAndNamespaces(t *testing.T) {
 	env := kube.Env(t)
 	applyFiles(t, env, "../../examples/contradiction/argocd.yaml", "../../examples/contradiction/kargo.yaml")
@@ -130,6 +131,15 @@ func TestReadKindsAndNamespaces(t *testing.T) {
 	}
 
 	objs, errs := cluster.Read(ctx(t), env.Config, cluster.Options{Label: "cluster:test"})
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	for _, o := range objs {
+		if o.Kind == "Stage" && o.Name == "dev" && strings.Contains(o.Value.String(), `"Healthy"`) {
+			t.Errorf("Stage acme/dev kept its status without KeepStatus: %s", o.Value)
+		}
+	}
+	objs, errs = cluster.Read(ctx(t), env.Config, cluster.Options{Label: "cluster:test", KeepStatus: true})
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
 	}

@@ -15,9 +15,19 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // toObject converts an object read from the API server into an
 // evaluator.Object with Path label and Line 0. Managed fields and kubectl's
-// last-applied annotation are dropped; spec and status are kept.
-func toObject(u *unstructured.Unstructured, label string) (evaluator.Object, error) {
+// last-applied annotation are dropped, and so is the status unless
+// keepStatus; the spec is kept.
+func toObject(u *unstructured.Unstructured, label string, keepStatus bool) (evaluator.Object, error) {
 	obj := u.Object
+	if _, has := obj["status"]; has && !keepStatus {
+		shallow := make(map[string]any, len(obj))
+		for k, v := range obj {
+			if k != "status" {
+				shallow[k] = v
+			}
+		}
+		obj = shallow
+	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		trimmed := make(map[string]any, len(md))
 		for k, v := range md {

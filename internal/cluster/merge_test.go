@@ -23,7 +23,7 @@ func object(t *testing.T, path, apiVersion, kind, ns, name string, owner string)
 			map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "name": owner, "controller": true},
 		}
 	}
-	o, err := toObject(u, path)
+	o, err := toObject(u, path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestToObjectDropsNoise(t *testing.T) {
 		"spec":   map[string]any{"shard": "a", "n": int64(3), "f": 1.5},
 		"status": map[string]any{"health": map[string]any{"status": "Healthy"}},
 	}}
-	o, err := toObject(u, "cluster")
+	o, err := toObject(u, "cluster", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,24 @@ func TestToObjectDropsNoise(t *testing.T) {
 	if o.Value.Compare(want) != 0 || o.Kind != "Stage" || o.Namespace != "acme" || o.Path != "cluster" || o.Line != 0 {
 		t.Errorf("got %+v", o)
 	}
+	// Without keepStatus (every command but diagnose) the status is dropped
+	// too, and the rest is the same.
+	o, err = toObject(u, "cluster", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = ast.MustParseTerm(`{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
+		"metadata": {"name": "dev", "namespace": "acme", "annotations": {"keep": "me"}},
+		"spec": {"shard": "a", "n": 3, "f": 1.5}}`).Value
+	if o.Value.Compare(want) != 0 {
+		t.Errorf("without keepStatus: got %v", o.Value)
+	}
 	// The input object is not modified.
 	if _, ok := u.Object["metadata"].(map[string]any)["managedFields"]; !ok {
 		t.Error("toObject modified its input")
+	}
+	if _, ok := u.Object["status"]; !ok {
+		t.Error("toObject dropped the status from its input")
 	}
 }
 
