@@ -20,9 +20,10 @@ import (
 // examples/fix-*), replayed one object at a time in several orders, is
 // admitted at every step, and changes that make the estate worse are denied
 // by the rule that finds them, and by no other (each rule's own template on
-// the newest gator, the all-rules template on every gator of the matrix). gator reviews each step as the
-// API server would send it (an AdmissionReview with the old object), against
-// the estate before the step as the synced inventory.
+// the newest gator, the all-rules template on every gator of the matrix).
+// gator reviews each step as the API server would send it (an
+// AdmissionReview with the old object), against the estate before the step
+// as the synced inventory.
 // policies/hosts/gatekeeper/fixes_test.rego replays every order of every way
 // out through the same adapter in OPA.
 func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {

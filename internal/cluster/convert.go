@@ -18,40 +18,15 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // last-applied annotation are dropped, and so is the status unless
 // keepStatus; the spec is kept.
 func toObject(u *unstructured.Unstructured, label string, keepStatus bool) (evaluator.Object, error) {
-	obj := u.Object
-	if _, has := obj["status"]; has && !keepStatus {
-		shallow := make(map[string]any, len(obj))
-		for k, v := range obj {
-			if k != "status" {
-				shallow[k] = v
-			}
+	obj := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		switch {
+		case k == "status" && !keepStatus:
+		case k == "metadata":
+			obj[k] = trimMetadata(v)
+		default:
+			obj[k] = v
 		}
-		obj = shallow
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		trimmed := make(map[string]any, len(md))
-		for k, v := range md {
-			if k != "managedFields" {
-				trimmed[k] = v
-			}
-		}
-		if ann, ok := md["annotations"].(map[string]any); ok {
-			if _, has := ann[lastApplied]; has {
-				a := make(map[string]any, len(ann))
-				for k, v := range ann {
-					if k != lastApplied {
-						a[k] = v
-					}
-				}
-				trimmed["annotations"] = a
-			}
-		}
-		shallow := make(map[string]any, len(obj))
-		for k, v := range obj {
-			shallow[k] = v
-		}
-		shallow["metadata"] = trimmed
-		obj = shallow
 	}
 	v, err := ast.InterfaceToValue(obj)
 	if err != nil {
@@ -65,4 +40,32 @@ func toObject(u *unstructured.Unstructured, label string, keepStatus bool) (eval
 		Name:       u.GetName(),
 		Value:      v,
 	}, nil
+}
+
+// trimMetadata is an object's metadata without its managed fields and
+// kubectl's last-applied annotation (as it stands when it is not an object).
+func trimMetadata(v any) any {
+	md, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	trimmed := without(md, "managedFields")
+	if ann, ok := md["annotations"].(map[string]any); ok {
+		if _, has := ann[lastApplied]; has {
+			trimmed["annotations"] = without(ann, lastApplied)
+		}
+	}
+	return trimmed
+}
+
+// without is a shallow copy of m without key: the objects read are the
+// client's, and are left as they are.
+func without(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
 }
