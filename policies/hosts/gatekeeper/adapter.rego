@@ -191,19 +191,6 @@ array_in(at, path) := v if {
 	is_array(v)
 } else := []
 
-# app_urls are the repository URLs of the inventory Application at at.
-app_urls(at) := [u |
-	some u in array.concat(
-		[
-			object.get(inv(at), ["spec", "source", "repoURL"], ""),
-			object.get(inv(at), ["spec", "sourceHydrator", "drySource", "repoURL"], ""),
-			object.get(inv(at), ["spec", "sourceHydrator", "syncSource", "repoURL"], ""),
-		],
-		[src.repoURL | some src in array_in(at, ["spec", "sources"])],
-	)
-	is_string(u)
-]
-
 # review_tasks are the inventory tasks the reviewed objects run, looked up by
 # key: a PromotionTask in the Stage's namespace, a ClusterPromotionTask by name.
 review_tasks := [t | some t in {t |
@@ -292,9 +279,9 @@ related := array.concat(
 			some [gv, kind] in namespaced
 			kind != "Application"
 			some ns, name
-			data.inventory.namespace[ns][gv][kind][name]
+			obj := data.inventory.namespace[ns][gv][kind][name]
 			at := [ns, gv, kind, name]
-			relevant(at, spec_text(at))
+			relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
 			not same(review_ref, kind, ns, name)
 			o := view(at)
 		],
@@ -302,9 +289,9 @@ related := array.concat(
 	[{"path": "inventory", "contents": o} |
 		some [gv, kind] in cluster_scoped
 		some name
-		data.inventory.cluster[gv][kind][name]
+		obj := data.inventory.cluster[gv][kind][name]
 		at := ["", gv, kind, name]
-		relevant(at, spec_text(at))
+		relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
 		not same(review_ref, kind, "", name)
 		o := view(at)
 	],
@@ -318,13 +305,42 @@ related_apps := [{"path": "inventory", "contents": o} |
 	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 ]
 
-app_mentions_repo(at) if {
-	some u in app_urls(at)
+# The scan runs over every synced object in every review, so each test below
+# costs an evaluation per object: the Applications' repository URLs are read
+# by direct references into the inventory (a function call per field costs
+# an evaluation and a memo entry each), and a clause that applies only to
+# some reviews tests the review first, once per object instead of after a
+# test of the object (docs/performance.md, step 4d).
+
+# app_mentions_repo says the inventory Application at at names a reviewed
+# repository in one of its sources: spec.source, spec.sources, or the dry
+# or sync source of spec.sourceHydrator.
+app_mentions_repo([ns, _, _, name]) if {
+	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source.repoURL)
+}
+
+app_mentions_repo([ns, _, _, name]) if {
+	sources := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.sources
+	is_array(sources)
+	some src in sources
+	url_mentions_repo(src.repoURL)
+}
+
+app_mentions_repo([ns, _, _, name]) if {
+	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.sourceHydrator.drySource.repoURL)
+}
+
+app_mentions_repo([ns, _, _, name]) if {
+	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.sourceHydrator.syncSource.repoURL)
+}
+
+url_mentions_repo(u) if {
+	is_string(u)
 	mentions_repo(lower(u))
 }
 
 # spec_text is the text searched in an object other than an Application: its
-# spec as JSON, lower case.
+# spec as JSON, lower case (the scan in related builds it in place).
 spec_text(at) := lower(json.marshal(object.get(inv(at), "spec", null)))
 
 # (the cheap test first: most Applications of an estate are on other
@@ -336,24 +352,44 @@ related_app(at) if {
 
 # Applications the reviewed Stage (or its tasks, or the Stages running the
 # reviewed task) names: argocd-update reaches Applications by name.
-related_app(at) if {
+related_app([ns, _, _, name]) if [ns, name] in named_app_keys
+
+# named_app_keys are the namespaces and names of the inventory Applications
+# the reviewed objects name (one of their strings is the name, in any case),
+# found in one pass over the Applications' keys.
+named_app_keys := {[ns, name] |
 	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
-	lower(inv(at).metadata.name) in reviewer_strings
+	some ns, name
+	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
+	lower(name) in reviewer_strings
 }
 
 relevant(at, text) if touches(at, text)
 
-# Stages that name the reviewed Application.
 relevant(at, text) if {
+	stage_tests
 	at[2] == "Stage"
+	stage_relevant(at, text)
+}
+
+# stage_tests: a Stage can be related to this review by more than its
+# repositories (by naming the reviewed Application, or by running a related
+# or the reviewed task).
+stage_tests if review.kind == "Application"
+
+stage_tests if count(related_task_keys) > 0
+
+stage_tests if reviewed_task
+
+# Stages that name the reviewed Application.
+stage_relevant(_, text) if {
 	review.kind == "Application"
 	contains(text, sprintf("%q", [lower(review.metadata.name)]))
 }
 
 # Stages that run a related task (only a spec whose text has a task step
 # is read step by step).
-relevant(at, text) if {
-	at[2] == "Stage"
+stage_relevant(at, text) if {
 	count(related_task_keys) > 0
 	contains(text, "\"task\":")
 	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
@@ -362,8 +398,7 @@ relevant(at, text) if {
 }
 
 # The Stages that use the reviewed task.
-relevant(at, _) if {
-	at[2] == "Stage"
+stage_relevant(at, _) if {
 	reviewed_task
 	uses_task(at, review)
 }

@@ -250,6 +250,32 @@ test_only_objects_of_the_reviewed_repositories_are_read if {
 	count(docs) == 4
 }
 
+# An Application is related by any of the fields that hold its repositories:
+# spec.source, each of spec.sources, the dry and the sync source of
+# spec.sourceHydrator; and by its name when the reviewed Stage names it.
+test_applications_are_related_through_every_source_field if {
+	other := "https://git.example.com/x/y.git"
+	multi := object.union(f.app("multi", "main"), {"spec": {"source": null, "sources": [
+		{"repoURL": other, "targetRevision": "main"},
+		{"repoURL": f.repo, "targetRevision": "main"},
+	]}})
+	dry := object.union(f.app("dry", "main"), {"spec": {"source": null, "sourceHydrator": {
+		"drySource": {"repoURL": f.repo, "targetRevision": "main"},
+		"syncSource": {"repoURL": other, "targetBranch": "main", "path": "p"},
+	}}})
+	sync := object.union(f.app("sync", "main"), {"spec": {"source": null, "sourceHydrator": {
+		"drySource": {"repoURL": other, "targetRevision": "main"},
+		"syncSource": {"repoURL": f.repo, "targetBranch": "main", "path": "p"},
+	}}})
+	elsewhere := object.union(f.app("elsewhere", "main"), {"spec": {"source": null, "sources": [{"repoURL": other, "targetRevision": "main"}]}})
+	named := object.union(f.app("named", "main"), {"spec": {"source": {"repoURL": other, "targetRevision": "main"}}})
+	stage := f.stage("dev", "main", [f.pin("dev"), f.pin("named")])
+	apps := {"dev": dev_app, "multi": multi, "dry": dry, "sync": sync, "elsewhere": elsewhere, "named": named}
+	inv := {"namespace": {"argocd": {"argoproj.io/v1alpha1": {"Application": apps}}}}
+	docs := gatekeeper.docs with input as review(stage) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs; d.contents.kind == "Application"} == {"dev", "multi", "dry", "sync", "named"}
+}
+
 test_stages_reach_repositories_through_their_tasks if {
 	task := f.promotion_task("acme", "promote", [], [f.clone(f.repo, [f.checkout("./r", "main")])])
 	via_task := f.stage_steps("viatask", [{"task": {"name": "promote"}}])

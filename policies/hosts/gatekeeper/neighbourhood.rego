@@ -24,10 +24,7 @@ core_docs := array.concat(
 # named_apps are the Applications the reviewed objects name (found by name
 # before any of them is read).
 named_apps := [{"path": "inventory", "contents": o} |
-	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
-	some ns, name
-	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	lower(name) in reviewer_strings
+	some [ns, name] in named_app_keys
 	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 	not same(review_ref, "Application", ns, name)
 ]
