@@ -250,14 +250,14 @@ mentions_repo(text) if {
 # ClusterPromotionTask).
 related_task_keys := {sprintf("%s/%s", [ns, name]) |
 	some ns, name
-	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
+	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
 	at := [ns, "kargo.akuity.io/v1alpha1", "PromotionTask", name]
-	touches(at, spec_text(at))
+	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
 } | {sprintf("/%s", [name]) |
 	some name
-	data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
+	obj := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
 	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
-	touches(at, spec_text(at))
+	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
 }
 
 # related lists the inventory objects that can take part in a finding about
@@ -307,16 +307,20 @@ related_apps := [{"path": "inventory", "contents": o} |
 
 # The scan runs over every synced object in every review, so each test below
 # costs an evaluation per object: the Applications' repository URLs are read
-# by direct references into the inventory (a function call per field costs
-# an evaluation and a memo entry each), and a clause that applies only to
-# some reviews tests the review first, once per object instead of after a
+# from the inventory directly (a function call per field costs an evaluation
+# and a memo entry each), a spec's text (its JSON, lower case) is built where
+# the object is read, not by a function of at, and a clause that applies only
+# to some reviews tests the review first, once per object instead of after a
 # test of the object (docs/performance.md, step 4d).
 
 # app_mentions_repo says the inventory Application at at names a reviewed
-# repository in one of its sources: spec.source, spec.sources, or the dry
-# or sync source of spec.sourceHydrator.
+# repository in one of its sources: spec.source, each of spec.sources, or the
+# dry or sync source of spec.sourceHydrator.
 app_mentions_repo([ns, _, _, name]) if {
-	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source.repoURL)
+	spec := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec
+	is_object(spec)
+	some path in repo_url_paths
+	url_mentions_repo(object.get(spec, path, null))
 }
 
 app_mentions_repo([ns, _, _, name]) if {
@@ -326,22 +330,16 @@ app_mentions_repo([ns, _, _, name]) if {
 	url_mentions_repo(src.repoURL)
 }
 
-app_mentions_repo([ns, _, _, name]) if {
-	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.sourceHydrator.drySource.repoURL)
-}
-
-app_mentions_repo([ns, _, _, name]) if {
-	url_mentions_repo(data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.sourceHydrator.syncSource.repoURL)
-}
+repo_url_paths := [
+	["source", "repoURL"],
+	["sourceHydrator", "drySource", "repoURL"],
+	["sourceHydrator", "syncSource", "repoURL"],
+]
 
 url_mentions_repo(u) if {
 	is_string(u)
 	mentions_repo(lower(u))
 }
-
-# spec_text is the text searched in an object other than an Application: its
-# spec as JSON, lower case (the scan in related builds it in place).
-spec_text(at) := lower(json.marshal(object.get(inv(at), "spec", null)))
 
 # (the cheap test first: most Applications of an estate are on other
 # repositories)

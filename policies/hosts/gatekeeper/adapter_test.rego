@@ -270,10 +270,11 @@ test_applications_are_related_through_every_source_field if {
 	elsewhere := object.union(f.app("elsewhere", "main"), {"spec": {"source": null, "sources": [{"repoURL": other, "targetRevision": "main"}]}})
 	named := object.union(f.app("named", "main"), {"spec": {"source": {"repoURL": other, "targetRevision": "main"}}})
 	stage := f.stage("dev", "main", [f.pin("dev"), f.pin("named")])
-	apps := {"dev": dev_app, "multi": multi, "dry": dry, "sync": sync, "elsewhere": elsewhere, "named": named}
+	single := f.app("single", "main")
+	apps := {"dev": dev_app, "single": single, "multi": multi, "dry": dry, "sync": sync, "elsewhere": elsewhere, "named": named}
 	inv := {"namespace": {"argocd": {"argoproj.io/v1alpha1": {"Application": apps}}}}
 	docs := gatekeeper.docs with input as review(stage) with data.inventory as inv
-	{d.contents.metadata.name | some d in docs; d.contents.kind == "Application"} == {"dev", "multi", "dry", "sync", "named"}
+	{d.contents.metadata.name | some d in docs; d.contents.kind == "Application"} == {"dev", "single", "multi", "dry", "sync", "named"}
 }
 
 test_stages_reach_repositories_through_their_tasks if {
