@@ -125,14 +125,17 @@ type RenderedRoot struct {
 	// Values lists the values a chart was rendered with: "values.yaml" (the
 	// chart's defaults), then each --values file and --set flag.
 	Values []string `json:"values,omitempty"`
-	// BaseOf names the kustomization that reads this one as a base or
-	// component: its objects are counted there, not here.
+	// BaseOf names a kustomization that reads this one as a base or
+	// component (the first by path when several do). Its objects count there,
+	// as that overlay changes them, and here too, as they stand: an
+	// Application that points at this directory builds it unpatched.
 	BaseOf string `json:"baseOf,omitempty"`
-	// NotListed lists the manifest files under a kustomization's directory
-	// that no kustomization reads, or under a chart's directory that Helm does
-	// not template (outside templates/, charts/ and crds/, and not the chart's
-	// own data such as values files): they are not part of the estate and
-	// were not checked.
+	// NotListed lists the manifest files in a kustomization's own directory
+	// that no kustomization reads, or in a chart's own directory (not the
+	// chart's data such as values files): an Application pointing at the
+	// directory builds or renders it, which never reads them, so they are
+	// not part of the estate and were not checked. Files in a plain
+	// directory below are read as they stand.
 	NotListed []string `json:"notListed,omitempty"`
 	// Failed is set when the directory, or part of its output, could not be
 	// rendered or read (the input errors say why).

@@ -117,12 +117,13 @@ func (l *Loader) Load(paths []string) ([]evaluator.Object, []evaluator.LoadError
 // renders, with Loader.Renderer, the Helm charts and kustomizations it finds,
 // saying which directories it rendered and how.
 //
-// A directory the Renderer claims is read whole by it: a chart's files are
-// never read as plain YAML; a kustomization's files are read only through
-// kustomize (the files under its directory that no kustomization reads are
-// listed in evaluator.RenderedRoot.NotListed, not read; so are a chart's manifest
-// files outside templates/, charts/ and crds/), and a kustomization another one
-// reads as a base is counted once, in the one that reads it. A file named
+// A directory is read as an Argo CD Application that points at it reads it. A
+// directory the Renderer claims is read whole by it: a chart's templates/,
+// charts/ and crds/ are Helm's only, and the manifest files in a chart's or
+// kustomization's own directory that no render reads are listed in
+// evaluator.RenderedRoot.NotListed, not read. A plain directory below a chart
+// or a kustomization is read as it stands (an Application may point at it),
+// and a kustomization another one reads as a base counts in both. A file named
 // kustomization.yaml or Chart.yaml given explicitly stands for its directory.
 func (l *Loader) LoadAll(paths []string) Loaded {
 	if l == nil {
@@ -177,17 +178,12 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 			renders = append(renders, renderResult{dir: tasks[i].path, mode: tasks[i].mode, out: *r.rendered})
 		}
 	}
-	roots, dropped := settleRenders(renders, rw.owned)
-	out := Loaded{Rendered: roots}
-	ri := 0
+	out := Loaded{Rendered: settleRenders(renders, rw.owned)}
 	for _, r := range results {
 		if r.rendered != nil {
-			if !dropped[ri] {
-				out.Objects = append(out.Objects, r.rendered.Objects...)
-				out.Errors = append(out.Errors, r.rendered.Errors...)
-				out.Skipped += r.rendered.Skipped
-			}
-			ri++
+			out.Objects = append(out.Objects, r.rendered.Objects...)
+			out.Errors = append(out.Errors, r.rendered.Errors...)
+			out.Skipped += r.rendered.Skipped
 			continue
 		}
 		out.Objects = append(out.Objects, r.objects...)
@@ -311,19 +307,31 @@ func walkLoadTasks(tasks []loadTask, root string, follow bool, ex *excluder, rw 
 			return nil
 		}
 		if dir, mode := rw.owner(path); dir != "" {
-			// Read through kustomize or Helm only. Every file is decided,
-			// whatever its name (a template, a generator's data file), so
-			// that no render reads an excluded one.
+			// Under a rendered directory. Every file is decided, whatever
+			// its name (a template, a generator's data file), so that no
+			// render reads an excluded one.
 			if ex != nil && ex.skip(path, false) {
 				return nil
 			}
-			if mode == evaluator.ModeKustomize && isManifestName(name) {
-				rw.own(dir, path)
+			if mode == evaluator.ModeHelm && helmReads(dir, path) {
+				return nil // the chart's own templates, subcharts and CRDs
 			}
-			if mode == evaluator.ModeHelm && isManifestName(name) && !helmReads(dir, path) && !chartData(name) {
-				rw.own(dir, path) // a manifest Helm does not template
+			if filepath.Dir(filepath.Clean(path)) == dir {
+				// In the rendered directory itself: an Application that
+				// points at it builds the kustomization or renders the
+				// chart, which is all that reads its files.
+				if mode == evaluator.ModeKustomize && isManifestName(name) {
+					rw.own(dir, path)
+				}
+				if mode == evaluator.ModeHelm && isManifestName(name) && !chartData(name) {
+					rw.own(dir, path) // a manifest Helm does not template
+				}
+				return nil
 			}
-			return nil
+			// In a plain directory below a chart or a kustomization: an
+			// Application that points at it reads its files as they stand,
+			// whatever sits above it and whether or not a kustomization
+			// also reads them, so they are read here too.
 		}
 		if !isManifestName(name) {
 			return nil

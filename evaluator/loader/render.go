@@ -98,13 +98,15 @@ func ClaimDirectory(dir string) string {
 }
 
 // renderWalk tracks, during a directory walk, the rendered directories the
-// walk is inside: their files are read only through kustomize or Helm. The
-// walk still enters a chart's directories, so that the run's exclusions are
-// decided there too (a render never reads an excluded path). Helm reads a
-// chart's templates/, charts/ and crds/; any other directory of a chart that
-// is a chart or a kustomization of its own is rendered as one (an Argo CD
-// Application may point at it), and the manifest files Helm does not read as
-// templates are listed, not read.
+// walk is inside: the files of a rendered directory itself are read only
+// through kustomize or Helm, and so are a chart's templates/, charts/ and
+// crds/. The walk still enters a chart's directories, so that the run's
+// exclusions are decided there too (a render never reads an excluded path).
+// Any other directory below a rendered one is read as an Argo CD Application
+// pointing at it would read it: rendered when it is a chart or a
+// kustomization of its own, else as plain YAML; the manifest files a
+// rendered directory holds that its render does not read are listed, not
+// read.
 type renderWalk struct {
 	renderer Renderer
 	open     []openDir           // rendered directories enclosing the current path, innermost last
@@ -216,43 +218,45 @@ func realPath(p string) string {
 	return abs
 }
 
-// settleRenders turns the render results of one Load into objects, errors and
-// roots: a kustomization another rendered kustomization read (a base, a
-// component) is counted there only; files under a kustomization that no
-// kustomization read are listed as not part of the estate.
-func settleRenders(results []renderResult, owned map[string][]string) ([]evaluator.RenderedRoot, map[int]bool) {
-	read := map[string][]int{}           // real path -> the results that read it
+// settleRenders turns the render results of one Load into roots: a
+// kustomization that another rendered kustomization reads (a base, a
+// component) says so, and still counts on its own, since an Application that
+// points at its directory builds it unpatched whatever overlay also reads it;
+// the manifest files in a kustomization's or chart's own directory that no
+// render read are listed as not part of the estate.
+func settleRenders(results []renderResult, owned map[string][]string) []evaluator.RenderedRoot {
+	read := map[string]bool{}            // real paths some render read
 	bases := map[string][]int{}          // real kustomization directory -> the results that built it as a base
 	dirs := make([]string, len(results)) // each result's directory, resolved once
 	for i, r := range results {
 		dirs[i] = realPath(r.dir)
 		for _, p := range r.out.Read {
-			read[p] = append(read[p], i)
+			read[p] = true
 		}
 		for _, d := range r.out.Bases {
 			bases[d] = append(bases[d], i)
 		}
 	}
-	dropped := map[int]bool{}
 	var roots []evaluator.RenderedRoot
 	for i, r := range results {
 		root := r.out.Root
 		if r.mode == evaluator.ModeKustomize {
-			// Built as a base by another root (a root never lists itself).
+			// Built as a base by other roots (a root never lists itself):
+			// named by the first of them.
 			for _, j := range bases[dirs[i]] {
 				o := results[j]
 				if dirs[j] == dirs[i] || o.mode != evaluator.ModeKustomize || o.out.Root.Failed {
 					continue
 				}
-				root.BaseOf = o.out.Root.Path
-				dropped[i] = true
-				break
+				if root.BaseOf == "" || o.out.Root.Path < root.BaseOf {
+					root.BaseOf = o.out.Root.Path
+				}
 			}
 			for _, f := range owned[r.dir] {
 				if root.Failed {
 					break // what a failed build would have read is unknown
 				}
-				if _, ok := read[realPath(f)]; !ok {
+				if !read[realPath(f)] {
 					root.NotListed = append(root.NotListed, filepath.ToSlash(f))
 				}
 			}
@@ -266,7 +270,7 @@ func settleRenders(results []renderResult, owned map[string][]string) ([]evaluat
 		roots = append(roots, root)
 	}
 	slices.SortStableFunc(roots, func(a, b evaluator.RenderedRoot) int { return cmp.Compare(a.Path, b.Path) })
-	return roots, dropped
+	return roots
 }
 
 // renderResult is one render task's outcome.

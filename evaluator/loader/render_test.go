@@ -106,8 +106,10 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	// base is read once, through overlay; its unlisted files are not read.
-	want := []string{"Stage a", "Stage b", "Stage c", "Stage plain", "Stage t.yaml"}
+	// base counts twice: as overlay reads it, and on its own (an
+	// Application may point at it). Its unlisted file is not read; the one
+	// in a plain directory below it is read as it stands.
+	want := []string{"Stage a", "Stage a", "Stage also-unused", "Stage b", "Stage c", "Stage plain", "Stage t.yaml"}
 	if got := names(objs); !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v", got, want)
 	}
@@ -122,7 +124,7 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 	if base.BaseOf != filepath.ToSlash(dir)+"/overlay" {
 		t.Errorf("base %+v", base)
 	}
-	wantNotListed := []string{filepath.ToSlash(dir) + "/base/sub/also-unused.yaml", filepath.ToSlash(dir) + "/base/unused.yaml"}
+	wantNotListed := []string{filepath.ToSlash(dir) + "/base/unused.yaml"}
 	if !slices.Equal(base.NotListed, wantNotListed) {
 		t.Errorf("base not listed %v, want %v", base.NotListed, wantNotListed)
 	}
@@ -142,9 +144,11 @@ func TestLoadAllKustomizationOwnsItsDirectory(t *testing.T) {
 
 // A chart's directory is Helm's only where Helm reads it (templates/, charts/,
 // crds/): a chart or kustomization kept elsewhere in it is rendered on its own
-// (an Argo CD Application may point at it), and the manifests Helm never
-// templates are listed, not read and not silent (issue 22 item 7: the Stages of
-// a real repository lived exactly there). Values files are the chart's data.
+// and a plain directory in it is read as it stands (an Argo CD Application may
+// point at either; issue 22 item 7: the Stages of a real repository lived
+// exactly there; issue 39: a Chart.yaml added above them hid them). The
+// manifests in the chart's own directory that Helm never templates are
+// listed, not read and not silent. Values files are the chart's data.
 func TestLoadAllChartHoldsOnlyWhatHelmReads(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
@@ -157,6 +161,7 @@ func TestLoadAllChartHoldsOnlyWhatHelmReads(t *testing.T) {
 		"platform/charts/sub/Chart.yaml":          "name: sub\n",
 		"platform/charts/sub/templates/s.yaml":    "{{ not yaml",
 		"platform/kargo/stages.yaml":              stageYAML("hidden"),
+		"platform/stray.yaml":                     stageYAML("stray"),
 		"platform/promotion/Chart.yaml":           "name: promotion\n",
 		"platform/promotion/templates/stage.yaml": "{{ not yaml",
 		"platform/promotion/notes/extra.yaml":     stageYAML("extra"),
@@ -168,7 +173,7 @@ func TestLoadAllChartHoldsOnlyWhatHelmReads(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got, want := names(objs), []string{"Stage apps.yaml", "Stage o", "Stage stage.yaml"}; !slices.Equal(got, want) {
+	if got, want := names(objs), []string{"Stage apps.yaml", "Stage extra", "Stage hidden", "Stage o", "Stage stage.yaml"}; !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v", got, want)
 	}
 	byPath := map[string]evaluator.RenderedRoot{}
@@ -178,11 +183,11 @@ func TestLoadAllChartHoldsOnlyWhatHelmReads(t *testing.T) {
 	if len(roots) != 3 || byPath["platform/promotion"].Mode != evaluator.ModeHelm || byPath["platform/overlay"].Mode != evaluator.ModeKustomize {
 		t.Errorf("roots %+v", roots)
 	}
-	if got, want := byPath["platform"].NotListed, []string{filepath.ToSlash(dir) + "/platform/kargo/stages.yaml"}; !slices.Equal(got, want) {
+	if got, want := byPath["platform"].NotListed, []string{filepath.ToSlash(dir) + "/platform/stray.yaml"}; !slices.Equal(got, want) {
 		t.Errorf("platform: not listed %v, want %v", got, want)
 	}
-	if got, want := byPath["platform/promotion"].NotListed, []string{filepath.ToSlash(dir) + "/platform/promotion/notes/extra.yaml"}; !slices.Equal(got, want) {
-		t.Errorf("promotion: not listed %v, want %v", got, want)
+	if got := byPath["platform/promotion"].NotListed; len(got) != 0 {
+		t.Errorf("promotion: not listed %v, want none", got)
 	}
 	for _, p := range fr.rendered {
 		if strings.Contains(p, "charts/sub") {
@@ -238,5 +243,75 @@ func TestLoadAllFailedBaseStandsAlone(t *testing.T) {
 	_, errs, roots := loadRendered(&Loader{Renderer: &fakeRenderer{}}, []string{dir})
 	if len(errs) != 1 || len(roots) != 1 || !roots[0].Failed || len(roots[0].NotListed) != 0 {
 		t.Errorf("errs %v roots %+v", errs, roots)
+	}
+}
+
+// Issue 39: a pull request that adds a chart or a kustomization above other
+// teams' directories takes nothing of theirs out of the check. An Argo CD
+// Application reads exactly its own path, so a directory below the new
+// Chart.yaml or kustomization.yaml is still read as an Application pointing
+// at it reads it; and an overlay that adopts another team's kustomization as
+// a base (and patches it) leaves that base counted as it stands too.
+func TestLoadAllAddedRootHidesNothingBelowIt(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		added map[string]string
+		want  []string
+	}{{
+		name:  "chart at the root",
+		added: map[string]string{"Chart.yaml": "name: x\n", "templates/cm.yaml": "{{ not yaml"},
+		want:  []string{"Stage acme", "Stage cm.yaml", "Stage team-b", "Stage team-b-base"},
+	}, {
+		name:  "kustomization at the root listing one file",
+		added: map[string]string{"kustomization.yaml": "resources:\n- mine.yaml\n", "mine.yaml": stageYAML("mine")},
+		want:  []string{"Stage acme", "Stage mine", "Stage team-b", "Stage team-b-base"},
+	}, {
+		name:  "overlay adopting a base",
+		added: map[string]string{"evil/kustomization.yaml": "resources:\n- ../team-b\n"},
+		want:  []string{"Stage acme", "Stage team-b", "Stage team-b", "Stage team-b-base", "Stage team-b-base"},
+	}, {
+		name:  "chart above one team",
+		added: map[string]string{"teams/Chart.yaml": "name: x\n"},
+		want:  []string{"Stage acme", "Stage team-b", "Stage team-b-base"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tree := map[string]string{
+				"teams/acme/stages.yaml":             stageYAML("acme"),
+				"team-b/kustomization.yaml":          "resources:\n- stage.yaml\n- base\n",
+				"team-b/stage.yaml":                  stageYAML("team-b"),
+				"team-b/base/kustomization.yaml":     "resources:\n- s.yaml\n",
+				"team-b/base/s.yaml":                 stageYAML("team-b-base"),
+				"team-b/base/unlisted-in-base.yaml":  stageYAML("never-applied"),
+				"team-b/unlisted-in-team-b-dir.yaml": stageYAML("never-applied-either"),
+			}
+			for k, v := range tc.added {
+				tree[k] = v
+			}
+			writeTree(t, dir, tree)
+			objs, errs, roots := loadRendered(&Loader{Renderer: &fakeRenderer{}}, []string{dir})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			// team-b/base counts on its own and as team-b's base: one more
+			// team-b-base than the roots that read it minus one.
+			want := slices.Clone(tc.want)
+			want = append(want, "Stage team-b-base")
+			slices.Sort(want)
+			if got := names(objs); !slices.Equal(got, want) {
+				t.Errorf("objects %v, want %v", got, want)
+			}
+			var notListed []string
+			for _, r := range roots {
+				for _, f := range r.NotListed {
+					notListed = append(notListed, strings.TrimPrefix(f, filepath.ToSlash(dir)+"/"))
+				}
+			}
+			slices.Sort(notListed)
+			wantNotListed := []string{"team-b/base/unlisted-in-base.yaml", "team-b/unlisted-in-team-b-dir.yaml"}
+			if !slices.Equal(notListed, wantNotListed) {
+				t.Errorf("not listed %v, want %v", notListed, wantNotListed)
+			}
+		})
 	}
 }

@@ -13,8 +13,8 @@ import (
 // writeGitHub writes the report as GitHub Actions workflow commands: one
 // annotation per finding at its first resource with a file (::error for
 // errors, ::warning for warnings, ::notice for info; waived findings are only
-// counted), one ::error per load error, and the summary line as plain log
-// output.
+// counted), one ::error per load error, a ::notice per path left out, and the
+// summary line as plain log output.
 func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 	var b strings.Builder
 	for i := range report.Findings {
@@ -32,6 +32,7 @@ func writeGitHub(w io.Writer, report *evaluator.Report, _ Options) error {
 	for _, e := range report.Errors {
 		writeCommand(&b, "error", e.Path, e.Line, "flipflop: input not checked", safetext.Text(e.Message))
 	}
+	writeGitHubLeftOut(&b, report)
 	s := report.Summary
 	fmt.Fprintf(&b, "flipflop: %s: %s, %s, %s",
 		objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"))

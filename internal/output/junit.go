@@ -117,6 +117,9 @@ func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
 		suite.Tests, suite.Errors = len(suite.Cases), len(suite.Cases)
 		doc.Suites = append(doc.Suites, suite)
 	}
+	if s := junitLeftOut(report); s != nil {
+		doc.Suites = append(doc.Suites, *s)
+	}
 	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures

@@ -115,6 +115,7 @@ func writeMarkdown(w io.Writer, report *evaluator.Report, opts Options) error {
 		}
 		b.WriteString("\n")
 	}
+	writeMarkdownLeftOut(&b, report, fits)
 	if left > 0 {
 		fmt.Fprintf(&b, "**%s left out** to keep this under %d KiB: `flipflop check` lists every finding.\n\n", plural(left, "finding"), limit>>10)
 	}

@@ -147,6 +147,7 @@ func writeSARIF(w io.Writer, report *evaluator.Report, opts Options) error {
 		}
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications, n)
 	}
+	run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications, sarifLeftOut(report)...)
 	for i := range report.Findings {
 		f := &report.Findings[i]
 		res := sarifResult{

@@ -60,7 +60,16 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		}
 		writeRendered(&b, report.Rendered, pal)
 	}
-	if len(report.Findings) > 0 || len(report.Errors) > 0 || len(report.Rendered) > 0 {
+	if len(report.Excluded) > 0 {
+		if len(report.Findings) > 0 || len(report.Errors) > 0 || len(report.Rendered) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("excluded (not read and not checked):\n")
+		for _, e := range report.Excluded {
+			fmt.Fprintf(&b, "  %s  %s\n", safetext.Text(e.Path), pal.dim(safetext.Text(fmt.Sprintf("(%q, %s)", e.Pattern, e.Source))))
+		}
+	}
+	if len(report.Findings) > 0 || len(report.Errors) > 0 || len(report.Rendered) > 0 || len(report.Excluded) > 0 {
 		b.WriteString("\n")
 	}
 	s := report.Summary
@@ -87,8 +96,6 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 		switch {
 		case r.Failed:
 			note = "not rendered: see the input errors"
-		case r.BaseOf != "":
-			note = "read as a base of " + safetext.Text(r.BaseOf)
 		default:
 			note = plural(r.Objects, "object")
 			if r.Chart != "" {
@@ -97,12 +104,15 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 			if len(r.Values) > 0 {
 				note += ", values: " + safetext.Text(strings.Join(r.Values, ", "))
 			}
+			if r.BaseOf != "" {
+				note += ", also read as a base of " + safetext.Text(r.BaseOf)
+			}
 		}
 		fmt.Fprintf(b, "  %s  %s  %s\n", how, safetext.Text(r.Path), pal.dim("("+note+")"))
 		if len(r.NotListed) > 0 {
-			why := "not listed by the kustomization, so not part of the estate and not checked: "
+			why := "not listed by the kustomization, which is all that reads its directory, so nothing applies them: not checked: "
 			if r.Mode == evaluator.ModeHelm {
-				why = "not templates of the chart (outside templates/), so not rendered and not checked; name the directory to check it: "
+				why = "not templates of the chart (outside templates/), which is all that reads its directory, so nothing applies them: not checked: "
 			}
 			b.WriteString(textwrap.Wrap(why+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
 		}
