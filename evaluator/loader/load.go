@@ -179,14 +179,15 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 		}
 	}
 	out := Loaded{Rendered: settleRenders(renders, rw.owned)}
-	for _, r := range results {
+	same := newKustomizedCopies(renders)
+	for i, r := range results {
 		if r.rendered != nil {
 			out.Objects = append(out.Objects, r.rendered.Objects...)
 			out.Errors = append(out.Errors, r.rendered.Errors...)
 			out.Skipped += r.rendered.Skipped
 			continue
 		}
-		out.Objects = append(out.Objects, r.objects...)
+		out.Objects = append(out.Objects, same.drop(tasks[i].path, r.objects)...)
 		out.Errors = append(out.Errors, r.errors...)
 		out.Skipped += r.skipped
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
@@ -271,6 +273,62 @@ func settleRenders(results []renderResult, owned map[string][]string) []evaluato
 	}
 	slices.SortStableFunc(roots, func(a, b evaluator.RenderedRoot) int { return cmp.Compare(a.Path, b.Path) })
 	return roots
+}
+
+// kustomizedCopies finds the documents of plain files that a kustomization
+// also read and left as they are: an Application pointing at the plain
+// directory and one building the kustomization apply the same object, so it
+// is counted once, as the kustomization gives it. A document the
+// kustomization changed (a patch, a namespace, an annotation) is two readings
+// of one file and both count.
+type kustomizedCopies struct {
+	byDoc map[docPlace][]ast.Value // kustomize's objects by the document they came from
+	files map[string]bool          // real paths a kustomization read
+}
+
+type docPlace struct {
+	file string // real path
+	line int
+}
+
+func newKustomizedCopies(results []renderResult) kustomizedCopies {
+	k := kustomizedCopies{byDoc: map[docPlace][]ast.Value{}, files: map[string]bool{}}
+	for _, r := range results {
+		if r.mode != evaluator.ModeKustomize {
+			continue
+		}
+		for _, o := range r.out.Objects {
+			if o.Line > 0 && o.Value != nil {
+				p := docPlace{realPath(o.Path), o.Line}
+				k.byDoc[p] = append(k.byDoc[p], o.Value)
+				k.files[p.file] = true
+			}
+		}
+	}
+	return k
+}
+
+// drop returns the objects of the plain file at path that no kustomization
+// gave unchanged.
+func (k kustomizedCopies) drop(path string, objs []evaluator.Object) []evaluator.Object {
+	if len(objs) == 0 || path == "" || !k.files[realPath(path)] {
+		return objs
+	}
+	real := realPath(path)
+	kept := objs[:0:0]
+	for _, o := range objs {
+		copied := false
+		for _, v := range k.byDoc[docPlace{real, o.Line}] {
+			if o.Value != nil && v.Compare(o.Value) == 0 {
+				copied = true
+				break
+			}
+		}
+		if !copied {
+			kept = append(kept, o)
+		}
+	}
+	return kept
 }
 
 // renderResult is one render task's outcome.
