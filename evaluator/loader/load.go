@@ -179,18 +179,31 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 		}
 	}
 	out := Loaded{Rendered: settleRenders(renders, rw.owned)}
-	same := newKustomizedCopies(renders)
+	base := map[string]bool{}
+	for _, r := range out.Rendered {
+		base[r.Path] = r.BaseOf != ""
+	}
+	var readings []reading
 	for i, r := range results {
 		if r.rendered != nil {
-			out.Objects = append(out.Objects, r.rendered.Objects...)
+			rank := readingOutermost
+			if base[r.rendered.Root.Path] {
+				rank = readingBase
+			}
+			for _, o := range r.rendered.Objects {
+				readings = append(readings, reading{o, rank, ""})
+			}
 			out.Errors = append(out.Errors, r.rendered.Errors...)
 			out.Skipped += r.rendered.Skipped
 			continue
 		}
-		out.Objects = append(out.Objects, same.drop(tasks[i].path, r.objects)...)
+		for _, o := range r.objects {
+			readings = append(readings, reading{o, readingPlain, tasks[i].path})
+		}
 		out.Errors = append(out.Errors, r.errors...)
 		out.Skipped += r.skipped
 	}
+	out.Objects = oneReadingEach(readings)
 	if ex != nil {
 		out.Excluded = ex.excluded
 	}

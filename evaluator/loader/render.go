@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
@@ -275,60 +273,105 @@ func settleRenders(results []renderResult, owned map[string][]string) []evaluato
 	return roots
 }
 
-// kustomizedCopies finds the documents of plain files that a kustomization
-// also read and left as they are: an Application pointing at the plain
-// directory and one building the kustomization apply the same object, so it
-// is counted once, as the kustomization gives it. A document the
-// kustomization changed (a patch, a namespace, an annotation) is two readings
-// of one file and both count.
-type kustomizedCopies struct {
-	byDoc map[docPlace][]ast.Value // kustomize's objects by the document they came from
-	files map[string]bool          // real paths a kustomization read
+// A reading is one object as one reader gives it: a kustomization that no
+// other reads, a base, or the plain file (path, for the plain reading: the
+// file system path it was read from).
+type reading struct {
+	obj  evaluator.Object
+	rank int
+	path string
 }
 
-type docPlace struct {
-	file string // real path
-	line int
-}
+// Reading ranks: when readings of one document are equal, the lowest rank is
+// kept.
+const (
+	readingOutermost = iota // a render no other reads (a chart, an overlay)
+	readingBase             // a kustomization another one reads as a base
+	readingPlain            // the file as it stands
+)
 
-func newKustomizedCopies(results []renderResult) kustomizedCopies {
-	k := kustomizedCopies{byDoc: map[docPlace][]ast.Value{}, files: map[string]bool{}}
-	for _, r := range results {
-		if r.mode != evaluator.ModeKustomize {
+// oneReadingEach returns the objects, in order, less the readings that
+// repeat another exactly: when kustomizations (an overlay, its base built on
+// its own) or a kustomization and the plain directory it lists files from
+// give one document of one file unchanged, an Application pointing at any of
+// them applies the same object, so it counts once: as the outermost
+// kustomization gives it (what the findings name when they were read once).
+// A reading that differs (a patch, a namespace, an annotation) is kept: each
+// is what some Application may apply.
+func oneReadingEach(rs []reading) []evaluator.Object {
+	reals := map[string]string{}
+	real := func(p string) string {
+		r, ok := reals[p]
+		if !ok {
+			r = realPath(p)
+			reals[p] = r
+		}
+		return r
+	}
+	type place struct {
+		file string // real path
+		line int
+		hash int
+	}
+	// Only a document a kustomization read can have two readings.
+	kustomized := map[string]bool{}
+	for _, r := range rs {
+		if r.obj.Rendered == evaluator.ModeKustomize && r.obj.Line > 0 {
+			kustomized[real(r.obj.Path)] = true
+		}
+	}
+	if len(kustomized) == 0 {
+		out := make([]evaluator.Object, len(rs))
+		for i, r := range rs {
+			out[i] = r.obj
+		}
+		return out
+	}
+	placeOf := func(r reading) (place, bool) {
+		if r.obj.Line <= 0 || r.obj.Value == nil || (r.obj.Rendered != evaluator.ModeKustomize && r.rank != readingPlain) {
+			return place{}, false
+		}
+		p := r.obj.Path
+		if r.rank == readingPlain {
+			p = r.path
+		}
+		f := real(p)
+		if !kustomized[f] {
+			return place{}, false
+		}
+		return place{f, r.obj.Line, r.obj.Value.Hash()}, true
+	}
+	kept := map[place][]int{} // the reading kept for each place and value
+	drop := make([]bool, len(rs))
+	for i, r := range rs {
+		p, ok := placeOf(r)
+		if !ok {
 			continue
 		}
-		for _, o := range r.out.Objects {
-			if o.Line > 0 && o.Value != nil {
-				p := docPlace{realPath(o.Path), o.Line}
-				k.byDoc[p] = append(k.byDoc[p], o.Value)
-				k.files[p.file] = true
+		for n, j := range kept[p] {
+			if rs[j].obj.Value.Compare(r.obj.Value) != 0 {
+				continue
 			}
-		}
-	}
-	return k
-}
-
-// drop returns the objects of the plain file at path that no kustomization
-// gave unchanged.
-func (k kustomizedCopies) drop(path string, objs []evaluator.Object) []evaluator.Object {
-	if len(objs) == 0 || path == "" || !k.files[realPath(path)] {
-		return objs
-	}
-	real := realPath(path)
-	kept := objs[:0:0]
-	for _, o := range objs {
-		copied := false
-		for _, v := range k.byDoc[docPlace{real, o.Line}] {
-			if o.Value != nil && v.Compare(o.Value) == 0 {
-				copied = true
-				break
+			if r.rank < rs[j].rank {
+				drop[j] = true
+				kept[p][n] = i
+			} else {
+				drop[i] = true
 			}
+			ok = false
+			break
 		}
-		if !copied {
-			kept = append(kept, o)
+		if ok {
+			kept[p] = append(kept[p], i)
 		}
 	}
-	return kept
+	var out []evaluator.Object
+	for i, r := range rs {
+		if !drop[i] {
+			out = append(out, r.obj)
+		}
+	}
+	return out
 }
 
 // renderResult is one render task's outcome.

@@ -69,6 +69,21 @@ test_unknown_namespace_other_render if {
 	]
 }
 
+# One document read by two kustomizations (a base built on its own, and an
+# overlay that patches it) is two readings, not two documents: which one an
+# Application applies is not in the files (issue 39). Two documents still are,
+# rendered or not.
+test_readings_of_one_document if {
+	count(rule.report) == 0 with input as [
+		object.union(at("base/kargo.yaml", 3, stage("shop", "dev")), {"renderedBy": "kustomize base"}),
+		object.union(at("base/kargo.yaml", 3, other(stage("shop", "dev"))), {"renderedBy": "kustomize overlay"}),
+	]
+	count(rule.report) == 1 with input as [
+		object.union(at("base/kargo.yaml", 3, stage("shop", "dev")), {"renderedBy": "kustomize base"}),
+		object.union(at("overlay/kargo.yaml", 3, other(stage("shop", "dev"))), {"renderedBy": "kustomize overlay"}),
+	]
+}
+
 # A ClusterPromotionTask has no namespace: one written anyway changes nothing.
 test_cluster_scoped if {
 	count(rule.report) == 1 with input as [

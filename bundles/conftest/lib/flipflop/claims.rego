@@ -58,13 +58,29 @@ claimed := {c.id | some c in identities}
 # how many documents claim it and their refs (distinct, sorted by file and
 # line). When no two documents claim one object (fewer distinct claims than
 # claiming documents is the only way there can be a group), nothing is grouped.
+# Readings of one document by different kustomizations (a base built on its
+# own and as an overlay patches it) are not two documents: which of them an
+# Application applies is not in the files, and an estate that applies both is
+# unknown, so they are not grouped.
 by_identity := {id: {"documents": count(group), "refs": sorted} |
 	count(claimed) < count(identities)
 	some id in claimed
 	group := [c.i | some c in identities; c.id == id]
 	count(group) > 1
 	count({objects.docs[i].obj | some i in group}) > 1
+	not readings_of_one_document(group)
 	sorted := [p[1] | some p in sort({[ref_key(r), r] | some i in group; r := objects.docs[i].ref})]
+}
+
+# readings_of_one_document is true when every document of group was rendered
+# from one line of one file (a line is known: conftest gives none, and two
+# documents of one file are then told apart by nothing).
+readings_of_one_document(group) if {
+	every i in group {
+		objects.docs[i].ref.line > 0
+		objects.docs[i].ref.renderedBy != ""
+	}
+	count({[r.file, r.line] | some i in group; r := objects.docs[i].ref}) == 1
 }
 
 ref_key(r) := [r.file, object.get(r, "line", 0), object.get(r, "renderedBy", ""), r.apiVersion, r.namespace]
