@@ -129,15 +129,27 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	}
 	s.Namespace = in.cluster.manifestNamespace()
 	s.IgnoreAnnotationWaivers = in.noWaivers
-	file := in.waiversFile
+	file, found := in.waiversFile, false
 	if file == "" && !in.noWaivers {
 		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
-			file = DefaultWaiversFile
+			file, found = DefaultWaiversFile, true
 		}
 	}
 	if file != "" {
-		c, err := (&loader.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
+		l := &loader.Loader{MaxFileSize: in.maxFileSize, FollowSymlinks: in.followSymlinks}
+		var c *loader.Config
+		var err error
+		if found {
+			// Found, not named: confined to the working directory as the
+			// files of a directory walk are to theirs.
+			c, err = l.ReadConfigIn(".", file)
+		} else {
+			c, err = l.ReadConfig(file)
+		}
 		if err != nil {
+			if found {
+				return s, usagef("%v", err)
+			}
 			return s, usagef("--waivers: %v", err)
 		}
 		s.Waivers = c.Waivers
