@@ -593,6 +593,8 @@ func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []ev
 		if err != nil {
 			errs = append(errs, *err)
 		}
+		errs = append(errs, d.notes...)
+		d.notes = d.notes[:0]
 	})
 	return objects, errs, d.skipped
 }
@@ -603,6 +605,9 @@ type docDecoder struct {
 	filter          bool // drop (and count) objects of kinds no rule reads
 	fileAliasValues int
 	skipped         int
+	// notes are the input errors found in objects that are still read (a
+	// waiver's expiry that is no date), reported after the document's own.
+	notes []evaluator.LoadError
 }
 
 // decode decodes one document; a document that yaml.v3 sees as several
@@ -763,9 +768,13 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 		return nil, nil
 	}
 	if items, ok := listItems(obj, kind); ok {
-		return d.keep(withDuplicates(listObjects(path, root, obj, kind, items, offset), dups)), nil
+		return d.keep(withDuplicates(d.listObjects(root, obj, kind, items, offset), dups)), nil
 	}
-	return d.keep(withDuplicates([]evaluator.Object{newObject(path, offset+firstKeyLine(root), obj)}, dups)), nil
+	objs := d.keep(withDuplicates([]evaluator.Object{newObject(path, offset+firstKeyLine(root), obj)}, dups))
+	for _, o := range objs {
+		d.checkExpiry(o, root, offset)
+	}
+	return objs, nil
 }
 
 // keep drops, when filtering, the objects of kinds no rule reads (those whose
@@ -819,7 +828,10 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 			if !isObj {
 				continue
 			}
-			objs = append(objs, d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)})...)
+			for _, kept := range d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)}) {
+				d.checkExpiry(kept, n, offset)
+				objs = append(objs, kept)
+			}
 			continue
 		}
 		named := k != ""
@@ -850,7 +862,9 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 				o.Insert(apiVersionTerm, ast.StringTerm(v))
 			}
 		}
-		objs = append(objs, newObject(d.path, offset+firstKeyLine(n), o))
+		obj := newObject(d.path, offset+firstKeyLine(n), o)
+		d.checkExpiry(obj, n, offset)
+		objs = append(objs, obj)
 	}
 	return objs, nil
 }
@@ -968,7 +982,8 @@ func listItems(obj ast.Object, kind string) (*ast.Array, bool) {
 }
 
 // listObjects expands the items of a List document.
-func listObjects(path string, root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []evaluator.Object {
+func (d *docDecoder) listObjects(root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []evaluator.Object {
+	path := d.path
 	// The YAML nodes of the items, for their lines.
 	var itemNodes []*yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -1000,14 +1015,19 @@ func listObjects(path string, root *yaml.Node, list ast.Object, kind string, ite
 			}
 		}
 		line := firstKeyLine(root)
+		node := root
 		if itemNodes != nil {
-			n := itemNodes[i]
-			if n.Kind == yaml.AliasNode && n.Alias != nil {
-				n = n.Alias
-			}
-			line = firstKeyLine(n)
+			node = resolveAlias(itemNodes[i])
+			line = firstKeyLine(node)
 		}
-		objs = append(objs, newObject(path, offset+line, item))
+		obj := newObject(path, offset+line, item)
+		if !d.filter || evaluator.ReadKind(obj.APIVersion, obj.Kind) { // keep drops the others
+			if node == root {
+				node = nil // no item node: the error is at the item's line
+			}
+			d.checkExpiry(obj, node, offset)
+		}
+		objs = append(objs, obj)
 	}
 	return objs
 }

@@ -37,6 +37,10 @@ type Config struct {
 	// KargoVersion is the file's kargoVersion ("" when it names none), and
 	// KargoVersionSource its file and line.
 	KargoVersion, KargoVersionSource string
+	// Errors are the input errors that leave the rest of the file usable: a
+	// waiver whose expiry is no date that exists (it is still listed, and
+	// waives nothing, since the policies find it invalid).
+	Errors []evaluator.LoadError
 }
 
 // LoadWaivers reads the waivers of a configuration file under the rules of a
@@ -124,13 +128,15 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 	// Lines of each entry, for findings about the waivers themselves and
 	// for the sources of exclude patterns.
 	var excludeLines []int
+	var items []*yaml.Node
 	kargoLine := 0
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		switch {
 		case root.Content[i].Value == "kargoVersion":
 			kargoLine = root.Content[i+1].Line
 		case root.Content[i].Value == "waivers" && root.Content[i+1].Kind == yaml.SequenceNode:
-			for j, item := range root.Content[i+1].Content {
+			items = root.Content[i+1].Content
+			for j, item := range items {
 				if j < len(wf.Waivers) {
 					wf.Waivers[j].Line = item.Line
 				}
@@ -145,6 +151,17 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 		wf.Waivers[i].File = path
 	}
 	c := &Config{Waivers: wf.Waivers, KargoVersion: wf.KargoVersion}
+	for i, w := range wf.Waivers {
+		if problem := expiryProblem(w.Expires); problem != "" {
+			line := w.Line
+			if i < len(items) {
+				if l := keyLine(items[i], "expires"); l > 0 {
+					line = l
+				}
+			}
+			c.Errors = append(c.Errors, evaluator.LoadError{Path: path, Line: line, Message: fmt.Sprintf("waiver %d: expires: %s; the waiver waives nothing", i+1, problem)})
+		}
+	}
 	if wf.KargoVersion != "" {
 		c.KargoVersionSource = fmt.Sprintf("%s:%d", path, kargoLine)
 	}

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // intruder is a Stage of another Kargo project (mallory) that joins the
@@ -230,5 +233,64 @@ func TestSettingsFileLinkOutOfCheckout(t *testing.T) {
 	stdout, stderr, code := run(t, "", "check", example, "pr.yaml")
 	if code != ExitIncomplete || !strings.Contains(stdout, ".flipflopignore") || strings.Contains(stdout+stderr, "SECRET") {
 		t.Errorf(".flipflopignore linked out: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A waiver whose expiry is no date that exists (month 13), in .flipflop.yaml
+// or in an annotation, is an input error (exit 2) naming the file, line and
+// key; it waives nothing, and every finding is still reported.
+func TestExpiryNotADate(t *testing.T) {
+	for _, tc := range []struct{ name, settings, pr, want string }{
+		{
+			name:     "waivers file",
+			settings: "waivers:\n- rule: shared-branch-contradiction\n  resources: [\"Stage/acme/*\"]\n  reason: accepted\n  expires: 2027-13-01\n",
+			pr:       "# nothing\n",
+			want:     `.flipflop.yaml:5: waiver 1: expires: "2027-13-01" is not a date (YYYY-MM-DD): there is no month 13; the waiver waives nothing`,
+		},
+		{
+			name: "annotation",
+			pr:   strings.Replace(readExample(t, "kargo.yaml"), "  name: dev\n", "  name: dev\n  annotations:\n    flipflop.dev/ignore: \"shared-branch-contradiction: accepted\"\n    flipflop.dev/ignore-expires: \"2027-13-01\"\n", 1),
+			want: `pr.yaml:24: flipflop.dev/ignore-expires: "2027-13-01" is not a date (YYYY-MM-DD): there is no month 13; the waiver waives nothing`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"pr.yaml": tc.pr, "argocd.yaml": readExample(t, "argocd.yaml")}
+			if tc.settings != "" {
+				files[".flipflop.yaml"] = tc.settings
+			}
+			if tc.pr == "# nothing\n" {
+				files["kargo.yaml"] = readExample(t, "kargo.yaml")
+			}
+			writeFiles(t, dir, files)
+			t.Chdir(dir)
+			stdout, stderr, code := run(t, "", "check", "-o", "json", ".")
+			var r struct {
+				waivedReport
+				Errors []evaluator.LoadError
+			}
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("exit %d: %v\n%s%s", code, err, stdout, stderr)
+			}
+			var errs []string
+			for _, e := range r.Errors {
+				errs = append(errs, e.Error())
+			}
+			if code != ExitIncomplete || !slices.Contains(errs, tc.want) {
+				t.Errorf("exit %d, errors %q, want 2 and %q", code, errs, tc.want)
+			}
+			found := false
+			for _, f := range r.Findings {
+				if f.Rule == "shared-branch-contradiction" {
+					found = true
+					if f.Waived != nil {
+						t.Errorf("waived by an expiry that is no date: %+v", f)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("the contradiction is not reported: %s", stdout)
+			}
+		})
 	}
 }
