@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // DefaultMaxFileSize is the largest file (or standard input) a Loader reads
@@ -817,7 +818,16 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		if n.Kind != yaml.MappingNode {
 			continue
 		}
-		k, v, _, ok := peekKind(n)
+		k, v, isString, ok := peekKind(n)
+		if ok && isString && nestedListNode(k, n) {
+			d.nestedList(kind, k, offset+firstKeyLine(n))
+			inner, lerr := d.listItems(c, n, k, v, offset)
+			objs = append(objs, inner...)
+			if lerr != nil {
+				return objs, lerr
+			}
+			continue
+		}
 		if !ok && mayHaveKind(n) {
 			// The item's kind comes from a merge key: convert it to know.
 			t, err := c.term(n)
@@ -827,6 +837,13 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 			o, isObj := t.Value.(ast.Object)
 			if !isObj {
 				continue
+			}
+			if k, isStr := stringField(o, kindTerm); isStr {
+				if inner, isList := listItems(o, k); isList {
+					d.nestedList(kind, k, offset+firstKeyLine(n))
+					objs = append(objs, d.keep(d.listObjects(n, o, k, inner, offset))...)
+					continue
+				}
 			}
 			for _, kept := range d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)}) {
 				d.checkExpiry(kept, n, offset)
@@ -867,6 +884,36 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		objs = append(objs, obj)
 	}
 	return objs, nil
+}
+
+// nestedListNode reports whether a List's item, of kind kind, is a List
+// itself: kind List, or a kind ending in List with an items sequence (as
+// listItems reads a document).
+func nestedListNode(kind string, n *yaml.Node) bool {
+	if kind == "List" {
+		return true
+	}
+	if !strings.HasSuffix(kind, "List") {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
+			return resolveAlias(n.Content[i+1]).Kind == yaml.SequenceNode
+		}
+	}
+	return false
+}
+
+// nestedList reports a List (kind inner) among the items of another (kind
+// outer), at line. kubectl flattens nested lists (cli-runtime's
+// FlattenListVisitor expands lists until none is left); Argo CD's repo server
+// expands the items of a List once and applies an inner List as an object of
+// its own, which no API serves, so the sync fails. The items are read, as
+// kubectl reads them; the error says that Argo CD reads the file otherwise.
+func (d *docDecoder) nestedList(outer, inner string, line int) {
+	d.notes = append(d.notes, evaluator.LoadError{Path: d.path, Line: line, Message: fmt.Sprintf(
+		"a %s inside a %s: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		safetext.Cut(inner, 64), safetext.Cut(outer, 64))})
 }
 
 // conversionError turns an error of the YAML converter into a LoadError, at
@@ -1004,6 +1051,17 @@ func (d *docDecoder) listObjects(root *yaml.Node, list ast.Object, kind string, 
 		item, ok := items.Elem(i).Value.(ast.Object)
 		if !ok {
 			continue
+		}
+		if k, ok := stringField(item, kindTerm); ok {
+			if inner, isList := listItems(item, k); isList {
+				node := root
+				if itemNodes != nil {
+					node = resolveAlias(itemNodes[i])
+				}
+				d.nestedList(kind, k, offset+firstKeyLine(node))
+				objs = append(objs, d.listObjects(node, item, k, inner, offset)...)
+				continue
+			}
 		}
 		if _, ok := stringField(item, kindTerm); !ok {
 			if kind == "List" {

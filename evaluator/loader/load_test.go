@@ -791,3 +791,57 @@ func TestLoaderSparseHugeFile(t *testing.T) {
 		t.Errorf("objects %d, errors %v", len(objs), errs)
 	}
 }
+
+// A List inside a List: kubectl flattens it (cli-runtime's
+// FlattenListVisitor expands nested lists), Argo CD does not (its repo server
+// expands one level, then applies the inner List as one object, and the sync
+// fails). Its items are read, as kubectl reads them, and it is an input error
+// at its line, never skipped silently.
+func TestLoadBytesNestedList(t *testing.T) {
+	data := []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: kargo.akuity.io/v1alpha1
+  kind: Stage
+  metadata: {name: outer, namespace: acme}
+- apiVersion: v1
+  kind: List
+  items:
+  - apiVersion: kargo.akuity.io/v1alpha1
+    kind: Stage
+    metadata: {name: inner, namespace: acme}
+  - apiVersion: kargo.akuity.io/v1alpha1
+    kind: StageList
+    items:
+    - metadata: {name: deepest, namespace: acme}
+- apiVersion: v1
+  kind: List
+`)
+	want := []objectSummary{
+		{"n.yaml", 4, "kargo.akuity.io/v1alpha1", "Stage", "acme", "outer"},
+		{"n.yaml", 10, "kargo.akuity.io/v1alpha1", "Stage", "acme", "inner"},
+		{"n.yaml", 16, "kargo.akuity.io/v1alpha1", "Stage", "acme", "deepest"},
+	}
+	wantErrs := []string{
+		"n.yaml:7: a List inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		"n.yaml:13: a StageList inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		"n.yaml:17: a List inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+	}
+	for _, filtered := range []bool{false, true} {
+		var objs []evaluator.Object
+		var errs []evaluator.LoadError
+		if filtered {
+			objs, errs, _ = LoadBytesFiltered("n.yaml", data)
+		} else {
+			objs, errs = LoadBytes("n.yaml", data)
+		}
+		wantObjects(t, objs, want)
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Error())
+		}
+		if !reflect.DeepEqual(got, wantErrs) {
+			t.Errorf("filtered %v: errors:\n got %q\nwant %q", filtered, got, wantErrs)
+		}
+	}
+}
