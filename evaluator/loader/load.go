@@ -585,6 +585,7 @@ func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []ev
 	if lerr != nil {
 		return nil, []evaluator.LoadError{*lerr}, 0
 	}
+	data = jsonEscapes(data)
 	d := docDecoder{path: path, filter: filter}
 	var objects []evaluator.Object
 	var errs []evaluator.LoadError

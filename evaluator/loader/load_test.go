@@ -845,3 +845,52 @@ items:
 		}
 	}
 }
+
+// JSON's escapes of characters outside the Basic Multilingual Plane are
+// surrogate pairs ("\ud83d\ude00", what Python's json.dumps writes, with
+// ensure_ascii on). A stream the Kubernetes decoder reads as JSON (its first
+// character, after white space, is "{") is decoded as encoding/json does: a
+// pair is the character, a lone surrogate U+FFFD. In a YAML document, as in
+// go-yaml, a surrogate escape stays an error. So is JSON's escaped slash
+// ("\/", what PHP's json_encode writes), which YAML does not have.
+func TestLoadBytesJSONSurrogates(t *testing.T) {
+	annotation := func(t *testing.T, src string) string {
+		t.Helper()
+		objs, errs := LoadBytes("s.json", []byte(src))
+		wantNoErrors(t, errs)
+		if len(objs) != 1 {
+			t.Fatalf("%d objects, want 1", len(objs))
+		}
+		return string(field(t, objs[0], "metadata", "annotations", "a").(ast.String))
+	}
+	doc := func(value string) string {
+		return "\n {\"apiVersion\": \"kargo.akuity.io/v1alpha1\", \"kind\": \"Stage\",\n  \"metadata\": {\"name\": \"s\", \"namespace\": \"acme\", \"annotations\": {\"a\": \"" + value + "\"}}}\n"
+	}
+	for _, tc := range []struct{ escaped, want string }{
+		{`\ud83d\ude00`, "😀"},
+		{`\uD83D\uDE00 and \ud834\udd1e`, "😀 and 𝄞"},
+		{`\ud83d x`, "\ufffd x"},           // a lone high surrogate
+		{`\ude00`, "\ufffd"},               // a lone low surrogate
+		{`\ud83d\u0041`, "\ufffdA"},        // a high surrogate before no low one
+		{`\ud83d\ud83d\ude00`, "\ufffd😀"},  // two highs, then a pair
+		{`\\ud83d\\ude00`, `\ud83d\ude00`}, // escaped backslashes: no escape
+		{`caf\u00e9 \"q\" \/`, `café "q" /`},
+		{`https:\/\/github.com\/acme`, "https://github.com/acme"},
+		{`\\/`, `\/`},
+	} {
+		if got := annotation(t, doc(tc.escaped)); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.escaped, got, tc.want)
+		}
+	}
+	// Lines are kept.
+	objs, _ := LoadBytes("s.json", []byte(doc(`\ud83d\ude00`)))
+	if objs[0].Line != 2 {
+		t.Errorf("line %d, want 2", objs[0].Line)
+	}
+	// A YAML stream is read by go-yaml in the Kubernetes decoder too, which
+	// refuses the escape: so does flipflop.
+	_, errs := LoadBytes("s.yaml", []byte("kind: Stage\nmetadata:\n  name: s\n  annotations:\n    a: \"\\ud83d\\ude00\"\n"))
+	if len(errs) != 1 || errs[0].Line != 5 {
+		t.Errorf("YAML with a surrogate escape: %v, want an error at line 5", errs)
+	}
+}
