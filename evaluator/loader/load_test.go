@@ -374,7 +374,7 @@ func TestSplitYAMLDocuments(t *testing.T) {
 		var got []doc
 		splitYAMLDocuments([]byte(tt.src), func(d yamlDocument) {
 			got = append(got, doc{d.line, string(d.data)})
-		})
+		}, func(line int, msg string) { t.Errorf("%q: line %d: %s", tt.src, line, msg) })
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("splitYAMLDocuments(%q) = %v, want %v", tt.src, got, tt.want)
 		}

@@ -139,13 +139,23 @@ func invalidUTF8(data []byte) (line int, msg string, ok bool) {
 		i += size
 	}
 	line = lineAt(data, i)
-	col := utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i]) + 1
+	lineStart := 0
+	for j := 0; j < i; {
+		if n := breakLen(data[j:i]); n > 0 {
+			j += n
+			lineStart = j
+			continue
+		}
+		j++
+	}
+	col := utf8.RuneCount(data[lineStart:i]) + 1
 	return line, fmt.Sprintf("invalid UTF-8: byte 0x%02x at column %d (Latin-1 or another legacy encoding? YAML files are UTF-8, UTF-16 or UTF-32)", data[i], col), true
 }
 
-// lineAt returns the 1-based line of byte offset i of data.
+// lineAt returns the 1-based line of byte offset i of data, counting line
+// breaks as go-yaml does (see lineBreaks).
 func lineAt(data []byte, i int) int {
-	return bytes.Count(data[:min(i, len(data))], []byte("\n")) + 1
+	return lineBreaks(data[:min(i, len(data))]) + 1
 }
 
 // jsonHead is how far the Kubernetes decoder looks for the "{" that makes it
