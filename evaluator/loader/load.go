@@ -499,10 +499,11 @@ type yamlDocument struct {
 // "line" here may be several to the parser: whether it holds content is
 // decided on each of those, and lines are counted as go-yaml counts them (see
 // lineBreaks). A "---" line that goes on after such a break is read as the
-// decoder reads it: the first line of a part (at the start of the stream, or
-// right after another "---" line) is kept; elsewhere the decoder drops the
-// whole line as a separator, and one whose text after the marker is neither
-// blank nor a comment is an invalid separator to it. What it does not read is
+// decoder reads it: as the first line of a part (at the start of the stream,
+// or right after the "---" line that ended the part before) it is kept;
+// elsewhere the decoder drops the whole line as a separator; and one whose
+// text after the marker is neither blank nor a comment is an invalid
+// separator to it. What it does not read is
 // not read here either, and reported to bad with its line.
 func splitYAMLDocuments(data []byte, each func(yamlDocument), bad func(line int, msg string)) {
 	start, startLine := 0, 1
@@ -645,6 +646,9 @@ func breakLen(b []byte) int {
 // lineBreaks counts the line breaks in b as go-yaml counts them: LF, CR, NEL,
 // LS and PS, a CR LF pair once.
 func lineBreaks(b []byte) int {
+	if len(b) >= 64 && bytes.IndexByte(b, '\r') < 0 && bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 {
+		return bytes.Count(b, []byte("\n")) // LF only: the usual case, counted fast
+	}
 	n := 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
