@@ -31,6 +31,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/policies"
 )
 
@@ -57,7 +58,7 @@ type Settings struct {
 	// "1.10.3"): the policies read every version-dependent field and
 	// annotation as that release does. Empty means the newest release the
 	// policies model; a newer one is read as that. New rejects anything
-	// that is not a version.
+	// that is not a version, and a version longer than 128 characters.
 	KargoVersion string `json:"kargo_version,omitempty"`
 	// Waivers are waivers from a file (see loader.LoadWaivers); annotation waivers need no setting.
 	Waivers []Waiver `json:"waivers,omitempty"`
@@ -162,6 +163,9 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if len(s.KargoVersion) > maxKargoVersion {
+		return nil, &SettingError{Setting: "Kargo version", Value: s.KargoVersion, Want: kargoVersionWant}
+	}
 	c, err := compiledPolicies()
 	if err != nil {
 		return nil, err
@@ -203,7 +207,7 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 		return nil, err
 	}
 	if s.KargoVersion != "" && e.kargo.Assumed {
-		return nil, &SettingError{Setting: "Kargo version", Value: s.KargoVersion, Want: "a release such as v1.9 or 1.10.3"}
+		return nil, &SettingError{Setting: "Kargo version", Value: s.KargoVersion, Want: kargoVersionWant}
 	}
 	if newer {
 		e.kargo.Named = s.KargoVersion
@@ -211,13 +215,25 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	return e, nil
 }
 
+// maxKargoVersion bounds a Kargo version setting: a release with a
+// pre-release and build suffix ("v1.10.0-rc.1+build.5") is far shorter, and a
+// longer value would be repeated whole in every report.
+const maxKargoVersion = 128
+
+const kargoVersionWant = "a release such as v1.9 or 1.10.3"
+
+// maxQuoted is how much of a rejected value an error quotes.
+const maxQuoted = 64
+
 // SettingError is a setting New cannot use.
 type SettingError struct {
 	Setting, Value, Want string
 }
 
+// Error quotes the value cut to its first 64 characters and escaped (see
+// safetext.Quote): a setting may come from a file a pull request brings.
 func (e *SettingError) Error() string {
-	return fmt.Sprintf("invalid %s %q: want %s", e.Setting, e.Value, e.Want)
+	return fmt.Sprintf("invalid %s %s: want %s", e.Setting, safetext.Quote(safetext.Cut(e.Value, maxQuoted)), e.Want)
 }
 
 // kargoQuery reads the Kargo version the policies follow under the settings.

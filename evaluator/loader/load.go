@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // DefaultMaxFileSize is the largest file (or standard input) a Loader reads
@@ -513,12 +514,26 @@ type yamlDocument struct {
 // directive lines before a "---" belong to the document it starts. Documents
 // holding only such lines, or only a marker, are dropped without being
 // decoded, so a file of bare "---" lines costs one pass over its bytes.
-func splitYAMLDocuments(data []byte, each func(yamlDocument)) {
+//
+// Lines are split as the Kubernetes decoder (apimachinery's YAMLReader, which
+// Argo CD and kubectl use) splits them, at LF only (a CR before it is part of
+// the break); go-yaml then breaks a line at CR, NEL, LS and PS too, so a
+// "line" here may be several to the parser: whether it holds content is
+// decided on each of those, and lines are counted as go-yaml counts them (see
+// lineBreaks). A "---" line that goes on after such a break is read as the
+// decoder reads it: as the first line of a part (at the start of the stream,
+// or right after the "---" line that ended the part before) it is kept;
+// elsewhere the decoder drops the whole line as a separator; and one whose
+// text after the marker is neither blank nor a comment is an invalid
+// separator to it. What it does not read is
+// not read here either, and reported to bad with its line.
+func splitYAMLDocuments(data []byte, each func(yamlDocument), bad func(line int, msg string)) {
 	start, startLine := 0, 1
 	content := false // the current document has more than comments and markers
 	marker := false  // the current document has a marker line
+	partEmpty := true
 	line := 1
-	for off := 0; off < len(data); line++ {
+	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		next := len(data)
 		if end >= 0 {
@@ -528,8 +543,40 @@ func splitYAMLDocuments(data []byte, each func(yamlDocument)) {
 			end = len(data)
 		}
 		text := bytes.TrimSuffix(data[off:end], []byte("\r"))
+		breaks := lineBreaks(text)
+		// The decoder's separator: "---" then white space or a comment
+		// (Unicode white space, so CR, NEL, LS and PS too).
+		separator := false
+		if rest, ok := bytes.CutPrefix(text, []byte("---")); ok {
+			rest = bytes.TrimSpace(rest)
+			separator = len(rest) == 0 || rest[0] == '#'
+		}
+		kept := separator && partEmpty // the decoder keeps it as its part's first line
+		partEmpty = separator && !kept
 		switch {
-		case isDocumentMarker(text, '-'):
+		case isDocumentMarker(text, '-') || bytes.HasPrefix(text, []byte("---")) && breakLen(text[3:]) > 0:
+			own, hidden := text, []byte(nil)
+			if breaks > 0 {
+				own, hidden = splitAtBreak(text)
+			}
+			rest := bytes.TrimLeft(own[3:], " \t")
+			inline := len(rest) > 0 && rest[0] != '#'
+			if !inline && hasContent(hidden) && (!separator || !kept) {
+				// The decoder drops the line, or fails on it.
+				msg := "a \"---\" line goes on after a line break that is not LF (CR, NEL, LS or PS): kubectl and Argo CD take the whole line for a document separator and drop it, with what follows the break; it is not read (use LF line breaks)"
+				if !separator {
+					msg = "a \"---\" line goes on after a line break that is not LF (CR, NEL, LS or PS): kubectl and Argo CD refuse it as an invalid document separator and read no more of the file; it is not read (use LF line breaks)"
+				}
+				if bad != nil {
+					bad(line, msg)
+				}
+				if content {
+					each(yamlDocument{startLine, data[start:off]})
+				}
+				start, startLine = next, line+breaks+1
+				content, marker = false, false
+				break
+			}
 			switch {
 			case content:
 				each(yamlDocument{startLine, data[start:off]})
@@ -539,23 +586,102 @@ func splitYAMLDocuments(data []byte, each func(yamlDocument)) {
 				start, startLine = off, line
 			}
 			marker = true
-			rest := bytes.TrimLeft(text[3:], " \t")
-			content = len(rest) > 0 && rest[0] != '#'
-		case isDocumentMarker(text, '.'):
+			content = inline || hasContent(hidden)
+		case isDocumentMarker(text, '.') && breaks == 0:
 			if content {
 				each(yamlDocument{startLine, data[start:next]})
 			}
 			start, startLine = next, line+1
 			content, marker = false, false
 		case !content:
-			t := bytes.TrimLeft(text, " \t")
-			content = len(t) > 0 && t[0] != '#' && text[0] != '%'
+			content = hasContent(text)
 		}
+		line += breaks + 1
 		off = next
 	}
 	if content {
 		each(yamlDocument{startLine, data[start:]})
 	}
+}
+
+// hasContent reports whether text, one line or several separated by CR, NEL,
+// LS or PS, has a line that is more than blanks, a comment or a directive.
+func hasContent(text []byte) bool {
+	for len(text) > 0 {
+		l := text
+		if i, n := nextBreak(text); i >= 0 {
+			l, text = text[:i], text[i+n:]
+		} else {
+			text = nil
+		}
+		if t := bytes.TrimLeft(l, " \t"); len(t) > 0 && t[0] != '#' && l[0] != '%' {
+			return true
+		}
+	}
+	return false
+}
+
+// splitAtBreak splits text at its first CR, NEL, LS or PS.
+func splitAtBreak(text []byte) (before, after []byte) {
+	i, n := nextBreak(text)
+	if i < 0 {
+		return text, nil
+	}
+	return text[:i], text[i+n:]
+}
+
+// nextBreak returns the offset and length of the first line break go-yaml
+// knows in b other than LF (CR, NEL, LS, PS; CR LF is one), or -1.
+func nextBreak(b []byte) (int, int) {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\r', 0xc2, 0xe2:
+			if n := breakLen(b[i:]); n > 0 {
+				return i, n
+			}
+		}
+	}
+	return -1, 0
+}
+
+// breakLen is the length of the line break b starts with, as go-yaml reads
+// line breaks (LF, CR, CR LF, NEL, LS, PS), or 0.
+func breakLen(b []byte) int {
+	switch {
+	case len(b) == 0:
+		return 0
+	case b[0] == '\n':
+		return 1
+	case b[0] == '\r':
+		if len(b) > 1 && b[1] == '\n' {
+			return 2
+		}
+		return 1
+	case len(b) > 1 && b[0] == 0xc2 && b[1] == 0x85:
+		return 2
+	case len(b) > 2 && b[0] == 0xe2 && b[1] == 0x80 && (b[2] == 0xa8 || b[2] == 0xa9):
+		return 3
+	}
+	return 0
+}
+
+// lineBreaks counts the line breaks in b as go-yaml counts them: LF, CR, NEL,
+// LS and PS, a CR LF pair once.
+func lineBreaks(b []byte) int {
+	if len(b) >= 64 && bytes.IndexByte(b, '\r') < 0 && bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 {
+		return bytes.Count(b, []byte("\n")) // LF only: the usual case, counted fast
+	}
+	n := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n', '\r', 0xc2, 0xe2:
+			if l := breakLen(b[i:]); l > 0 {
+				n++
+				i += l - 1
+			}
+		}
+	}
+	return n
 }
 
 // isDocumentMarker reports whether line is "---" (c '-') or "..." (c '.'),
@@ -585,9 +711,15 @@ func isDocumentMarker(line []byte, c byte) bool {
 // not find expected key" at the start of the enclosing collection) or, when
 // it names none, at the document's first line. A leading UTF-8 BOM is
 // ignored, UTF-16 and UTF-32 (with a byte order mark, or recognised as YAML
-// 1.2 §5.2 says) are converted, and CRLF line ends are accepted; other
-// content with NUL bytes is reported as "not a text file", and a document with
-// bytes that are not UTF-8 (Latin-1, say) as such at their line.
+// 1.2 §5.2 says) are converted; other content with NUL bytes is reported as
+// "not a text file", and a document with bytes that are not UTF-8 (Latin-1,
+// say) as such at their line. Line breaks are read as the Kubernetes decoder
+// reads them (Argo CD's and kubectl's: documents split at LF, lines at CR LF,
+// LF, CR, NEL, LS and PS, and line numbers counted that way); where that
+// decoder reads less than the file holds (a document after a marker that only
+// a CR or NEL separates), what it leaves out is an error at its line. A
+// stream that decoder reads as JSON has JSON's escapes read as encoding/json
+// reads them.
 func LoadBytes(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError) {
 	objs, errs, _ := decodeFile(path, data, false)
 	return objs, errs
@@ -606,6 +738,7 @@ func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []ev
 	if lerr != nil {
 		return nil, []evaluator.LoadError{*lerr}, 0
 	}
+	data = jsonEscapes(data)
 	d := docDecoder{path: path, filter: filter}
 	var objects []evaluator.Object
 	var errs []evaluator.LoadError
@@ -615,6 +748,10 @@ func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []ev
 		if err != nil {
 			errs = append(errs, *err)
 		}
+		errs = append(errs, d.notes...)
+		d.notes = d.notes[:0]
+	}, func(line int, msg string) {
+		errs = append(errs, evaluator.LoadError{Path: path, Line: line, Message: msg})
 	})
 	return objects, errs, d.skipped
 }
@@ -625,10 +762,16 @@ type docDecoder struct {
 	filter          bool // drop (and count) objects of kinds no rule reads
 	fileAliasValues int
 	skipped         int
+	// notes are the input errors found in objects that are still read (a
+	// waiver's expiry that is no date), reported after the document's own.
+	notes []evaluator.LoadError
 }
 
-// decode decodes one document; a document that yaml.v3 sees as several
-// (which the splitter should prevent) is decoded whole.
+// decode decodes one document. yaml.v3 sees several only where a marker
+// follows a line break that is not LF (see splitYAMLDocuments): the
+// Kubernetes decoder reads the first of them alone, as one part of the
+// stream, so the first is read and a later one that holds anything is an
+// error at its line, and not read.
 func (d *docDecoder) decode(doc yamlDocument) (objs []evaluator.Object, lerr *evaluator.LoadError) {
 	path := d.path
 	offset := doc.line - 1
@@ -643,7 +786,7 @@ func (d *docDecoder) decode(doc yamlDocument) (objs []evaluator.Object, lerr *ev
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(yamlAcceptVersion12(doc.data)))
-	for {
+	for first := true; ; first = false {
 		var node yaml.Node
 		if err := dec.Decode(&node); err != nil {
 			if err == io.EOF {
@@ -651,6 +794,12 @@ func (d *docDecoder) decode(doc yamlDocument) (objs []evaluator.Object, lerr *ev
 			}
 			line, msg := yamlErrorLine(err.Error(), doc.data)
 			return objs, &evaluator.LoadError{Path: path, Line: offset + line, Message: msg}
+		}
+		if !first {
+			if len(node.Content) == 0 || isNull(node.Content[0]) {
+				continue
+			}
+			return objs, &evaluator.LoadError{Path: path, Line: offset + node.Content[0].Line, Message: `a YAML document starts here after a line break that is not LF (CR, NEL, LS or PS): kubectl and Argo CD split documents only at LF, and read only the first document up to the next LF "---" line; this one is not read (use LF line breaks)`}
 		}
 		found, err := d.objects(&node, offset)
 		objs = append(objs, found...)
@@ -725,8 +874,8 @@ func yamlErrorLine(msg string, data []byte) (int, string) {
 	}
 	// Keep the line inside the document (errors at the end of the input
 	// can point one line past it).
-	lines := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
+	lines := lineBreaks(data)
+	if len(data) > 0 && breakLen(data[len(data)-1:]) == 0 && !bytes.HasSuffix(data, []byte("\u0085")) && !bytes.HasSuffix(data, []byte("\u2028")) && !bytes.HasSuffix(data, []byte("\u2029")) {
 		lines++
 	}
 	line = max(1, min(line, lines))
@@ -785,9 +934,13 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 		return nil, nil
 	}
 	if items, ok := listItems(obj, kind); ok {
-		return d.keep(withDuplicates(listObjects(path, root, obj, kind, items, offset), dups)), nil
+		return d.keep(withDuplicates(d.listObjects(root, obj, kind, items, offset), dups)), nil
 	}
-	return d.keep(withDuplicates([]evaluator.Object{newObject(path, offset+firstKeyLine(root), obj)}, dups)), nil
+	objs := d.keep(withDuplicates([]evaluator.Object{newObject(path, offset+firstKeyLine(root), obj)}, dups))
+	for _, o := range objs {
+		d.checkExpiry(o, root, offset)
+	}
+	return objs, nil
 }
 
 // keep drops, when filtering, the objects of kinds no rule reads (those whose
@@ -830,7 +983,16 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 		if n.Kind != yaml.MappingNode {
 			continue
 		}
-		k, v, _, ok := peekKind(n)
+		k, v, isString, ok := peekKind(n)
+		if ok && isString && nestedListNode(k, n) {
+			d.nestedList(kind, k, offset+firstKeyLine(n))
+			inner, lerr := d.listItems(c, n, k, v, offset)
+			objs = append(objs, inner...)
+			if lerr != nil {
+				return objs, lerr
+			}
+			continue
+		}
 		if !ok && mayHaveKind(n) {
 			// The item's kind comes from a merge key: convert it to know.
 			t, err := c.term(n)
@@ -841,7 +1003,17 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 			if !isObj {
 				continue
 			}
-			objs = append(objs, d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)})...)
+			if k, isStr := stringField(o, kindTerm); isStr {
+				if inner, isList := listItems(o, k); isList {
+					d.nestedList(kind, k, offset+firstKeyLine(n))
+					objs = append(objs, d.keep(d.listObjects(n, o, k, inner, offset))...)
+					continue
+				}
+			}
+			for _, kept := range d.keep([]evaluator.Object{newObject(d.path, offset+firstKeyLine(n), o)}) {
+				d.checkExpiry(kept, n, offset)
+				objs = append(objs, kept)
+			}
 			continue
 		}
 		named := k != ""
@@ -872,9 +1044,41 @@ func (d *docDecoder) listItems(c *yamlConverter, root *yaml.Node, kind, apiVersi
 				o.Insert(apiVersionTerm, ast.StringTerm(v))
 			}
 		}
-		objs = append(objs, newObject(d.path, offset+firstKeyLine(n), o))
+		obj := newObject(d.path, offset+firstKeyLine(n), o)
+		d.checkExpiry(obj, n, offset)
+		objs = append(objs, obj)
 	}
 	return objs, nil
+}
+
+// nestedListNode reports whether a List's item, of kind kind, is a List
+// itself: kind List, or a kind ending in List with an items sequence (as
+// listItems reads a document).
+func nestedListNode(kind string, n *yaml.Node) bool {
+	if kind == "List" {
+		return true
+	}
+	if !strings.HasSuffix(kind, "List") {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
+			return resolveAlias(n.Content[i+1]).Kind == yaml.SequenceNode
+		}
+	}
+	return false
+}
+
+// nestedList reports a List (kind inner) among the items of another (kind
+// outer), at line. kubectl flattens nested lists (cli-runtime's
+// FlattenListVisitor expands lists until none is left); Argo CD's repo server
+// expands the items of a List once and applies an inner List as an object of
+// its own, which no API serves, so the sync fails. The items are read, as
+// kubectl reads them; the error says that Argo CD reads the file otherwise.
+func (d *docDecoder) nestedList(outer, inner string, line int) {
+	d.notes = append(d.notes, evaluator.LoadError{Path: d.path, Line: line, Message: fmt.Sprintf(
+		"a %s inside a %s: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		safetext.Cut(inner, 64), safetext.Cut(outer, 64))})
 }
 
 // conversionError turns an error of the YAML converter into a LoadError, at
@@ -990,7 +1194,8 @@ func listItems(obj ast.Object, kind string) (*ast.Array, bool) {
 }
 
 // listObjects expands the items of a List document.
-func listObjects(path string, root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []evaluator.Object {
+func (d *docDecoder) listObjects(root *yaml.Node, list ast.Object, kind string, items *ast.Array, offset int) []evaluator.Object {
+	path := d.path
 	// The YAML nodes of the items, for their lines.
 	var itemNodes []*yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -1012,6 +1217,17 @@ func listObjects(path string, root *yaml.Node, list ast.Object, kind string, ite
 		if !ok {
 			continue
 		}
+		if k, ok := stringField(item, kindTerm); ok {
+			if inner, isList := listItems(item, k); isList {
+				node := root
+				if itemNodes != nil {
+					node = resolveAlias(itemNodes[i])
+				}
+				d.nestedList(kind, k, offset+firstKeyLine(node))
+				objs = append(objs, d.listObjects(node, item, k, inner, offset)...)
+				continue
+			}
+		}
 		if _, ok := stringField(item, kindTerm); !ok {
 			if kind == "List" {
 				continue
@@ -1022,14 +1238,19 @@ func listObjects(path string, root *yaml.Node, list ast.Object, kind string, ite
 			}
 		}
 		line := firstKeyLine(root)
+		node := root
 		if itemNodes != nil {
-			n := itemNodes[i]
-			if n.Kind == yaml.AliasNode && n.Alias != nil {
-				n = n.Alias
-			}
-			line = firstKeyLine(n)
+			node = resolveAlias(itemNodes[i])
+			line = firstKeyLine(node)
 		}
-		objs = append(objs, newObject(path, offset+line, item))
+		obj := newObject(path, offset+line, item)
+		if !d.filter || evaluator.ReadKind(obj.APIVersion, obj.Kind) { // keep drops the others
+			if node == root {
+				node = nil // no item node: the error is at the item's line
+			}
+			d.checkExpiry(obj, node, offset)
+		}
+		objs = append(objs, obj)
 	}
 	return objs
 }

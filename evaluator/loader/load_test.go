@@ -374,7 +374,7 @@ func TestSplitYAMLDocuments(t *testing.T) {
 		var got []doc
 		splitYAMLDocuments([]byte(tt.src), func(d yamlDocument) {
 			got = append(got, doc{d.line, string(d.data)})
-		})
+		}, func(line int, msg string) { t.Errorf("%q: line %d: %s", tt.src, line, msg) })
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("splitYAMLDocuments(%q) = %v, want %v", tt.src, got, tt.want)
 		}
@@ -789,5 +789,108 @@ func TestLoaderSparseHugeFile(t *testing.T) {
 	objs, errs := (&Loader{AllKinds: true}).Load([]string{dir})
 	if len(objs) != 1 || len(errs) != 1 || !strings.Contains(errs[0].Message, "limit") || !strings.HasSuffix(errs[0].Path, "huge.yaml") {
 		t.Errorf("objects %d, errors %v", len(objs), errs)
+	}
+}
+
+// A List inside a List: kubectl flattens it (cli-runtime's
+// FlattenListVisitor expands nested lists), Argo CD does not (its repo server
+// expands one level, then applies the inner List as one object, and the sync
+// fails). Its items are read, as kubectl reads them, and it is an input error
+// at its line, never skipped silently.
+func TestLoadBytesNestedList(t *testing.T) {
+	data := []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: kargo.akuity.io/v1alpha1
+  kind: Stage
+  metadata: {name: outer, namespace: acme}
+- apiVersion: v1
+  kind: List
+  items:
+  - apiVersion: kargo.akuity.io/v1alpha1
+    kind: Stage
+    metadata: {name: inner, namespace: acme}
+  - apiVersion: kargo.akuity.io/v1alpha1
+    kind: StageList
+    items:
+    - metadata: {name: deepest, namespace: acme}
+- apiVersion: v1
+  kind: List
+`)
+	want := []objectSummary{
+		{"n.yaml", 4, "kargo.akuity.io/v1alpha1", "Stage", "acme", "outer"},
+		{"n.yaml", 10, "kargo.akuity.io/v1alpha1", "Stage", "acme", "inner"},
+		{"n.yaml", 16, "kargo.akuity.io/v1alpha1", "Stage", "acme", "deepest"},
+	}
+	wantErrs := []string{
+		"n.yaml:7: a List inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		"n.yaml:13: a StageList inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+		"n.yaml:17: a List inside a List: kubectl reads its items (read here too), Argo CD does not (it applies the inner List as one object, and the sync fails); move its items to the outer List",
+	}
+	for _, filtered := range []bool{false, true} {
+		var objs []evaluator.Object
+		var errs []evaluator.LoadError
+		if filtered {
+			objs, errs, _ = LoadBytesFiltered("n.yaml", data)
+		} else {
+			objs, errs = LoadBytes("n.yaml", data)
+		}
+		wantObjects(t, objs, want)
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Error())
+		}
+		if !reflect.DeepEqual(got, wantErrs) {
+			t.Errorf("filtered %v: errors:\n got %q\nwant %q", filtered, got, wantErrs)
+		}
+	}
+}
+
+// JSON's escapes of characters outside the Basic Multilingual Plane are
+// surrogate pairs ("\ud83d\ude00", what Python's json.dumps writes, with
+// ensure_ascii on). A stream the Kubernetes decoder reads as JSON (its first
+// character, after white space, is "{") is decoded as encoding/json does: a
+// pair is the character, a lone surrogate U+FFFD. In a YAML document, as in
+// go-yaml, a surrogate escape stays an error. So is JSON's escaped slash
+// ("\/", what PHP's json_encode writes), which YAML does not have.
+func TestLoadBytesJSONSurrogates(t *testing.T) {
+	annotation := func(t *testing.T, src string) string {
+		t.Helper()
+		objs, errs := LoadBytes("s.json", []byte(src))
+		wantNoErrors(t, errs)
+		if len(objs) != 1 {
+			t.Fatalf("%d objects, want 1", len(objs))
+		}
+		return string(field(t, objs[0], "metadata", "annotations", "a").(ast.String))
+	}
+	doc := func(value string) string {
+		return "\n {\"apiVersion\": \"kargo.akuity.io/v1alpha1\", \"kind\": \"Stage\",\n  \"metadata\": {\"name\": \"s\", \"namespace\": \"acme\", \"annotations\": {\"a\": \"" + value + "\"}}}\n"
+	}
+	for _, tc := range []struct{ escaped, want string }{
+		{`\ud83d\ude00`, "😀"},
+		{`\uD83D\uDE00 and \ud834\udd1e`, "😀 and 𝄞"},
+		{`\ud83d x`, "\ufffd x"},           // a lone high surrogate
+		{`\ude00`, "\ufffd"},               // a lone low surrogate
+		{`\ud83d\u0041`, "\ufffdA"},        // a high surrogate before no low one
+		{`\ud83d\ud83d\ude00`, "\ufffd😀"},  // two highs, then a pair
+		{`\\ud83d\\ude00`, `\ud83d\ude00`}, // escaped backslashes: no escape
+		{`caf\u00e9 \"q\" \/`, `café "q" /`},
+		{`https:\/\/github.com\/acme`, "https://github.com/acme"},
+		{`\\/`, `\/`},
+	} {
+		if got := annotation(t, doc(tc.escaped)); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.escaped, got, tc.want)
+		}
+	}
+	// Lines are kept.
+	objs, _ := LoadBytes("s.json", []byte(doc(`\ud83d\ude00`)))
+	if objs[0].Line != 2 {
+		t.Errorf("line %d, want 2", objs[0].Line)
+	}
+	// A YAML stream is read by go-yaml in the Kubernetes decoder too, which
+	// refuses the escape: so does flipflop.
+	_, errs := LoadBytes("s.yaml", []byte("kind: Stage\nmetadata:\n  name: s\n  annotations:\n    a: \"\\ud83d\\ude00\"\n"))
+	if len(errs) != 1 || errs[0].Line != 5 {
+		t.Errorf("YAML with a surrogate escape: %v, want an error at line 5", errs)
 	}
 }

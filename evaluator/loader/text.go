@@ -3,7 +3,11 @@ package loader
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -135,11 +139,116 @@ func invalidUTF8(data []byte) (line int, msg string, ok bool) {
 		i += size
 	}
 	line = lineAt(data, i)
-	col := utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i]) + 1
+	lineStart := 0
+	for j := 0; j < i; {
+		if n := breakLen(data[j:i]); n > 0 {
+			j += n
+			lineStart = j
+			continue
+		}
+		j++
+	}
+	col := utf8.RuneCount(data[lineStart:i]) + 1
 	return line, fmt.Sprintf("invalid UTF-8: byte 0x%02x at column %d (Latin-1 or another legacy encoding? YAML files are UTF-8, UTF-16 or UTF-32)", data[i], col), true
 }
 
-// lineAt returns the 1-based line of byte offset i of data.
+// lineAt returns the 1-based line of byte offset i of data, counting line
+// breaks as go-yaml does (see lineBreaks).
 func lineAt(data []byte, i int) int {
-	return bytes.Count(data[:min(i, len(data))], []byte("\n")) + 1
+	return lineBreaks(data[:min(i, len(data))]) + 1
+}
+
+// jsonHead is how far the Kubernetes decoder looks for the "{" that makes it
+// read a stream as JSON (the buffer size Argo CD and kubectl give
+// apimachinery's NewYAMLOrJSONDecoder).
+const jsonHead = 4096
+
+// jsonEscapes rewrites, in the part of data the Kubernetes decoder reads as
+// JSON, the escapes of JSON that YAML has no reading of, as encoding/json
+// reads them: a surrogate pair ("\ud83d\ude00", JSON's escape of a character
+// outside the Basic Multilingual Plane, what Python's json.dumps writes)
+// becomes the YAML escape of the character ("\U0001F600"), a lone surrogate
+// U+FFFD ("\uFFFD"), and an escaped slash ("\/", what PHP's json_encode
+// writes) a slash. That part is the JSON values at the start of data, one
+// after another, when its first jsonHead bytes start with "{" after white
+// space (YAMLOrJSONDecoder); a YAML stream is read by go-yaml there too,
+// which refuses these escapes, and is left alone. Line breaks are kept, so
+// lines stay those of the file.
+func jsonEscapes(data []byte) []byte {
+	if !hasJSONOnlyEscape(data) || !bytes.HasPrefix(bytes.TrimLeftFunc(data[:min(len(data), jsonHead)], unicode.IsSpace), []byte("{")) {
+		return data
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	end := 0
+	for {
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			break
+		}
+		end = int(dec.InputOffset())
+	}
+	// Valid JSON has a backslash only in a string, where it starts an
+	// escape: no string needs to be tracked.
+	out := make([]byte, 0, len(data))
+	i := 0
+	for {
+		j := bytes.IndexByte(data[i:end], '\\')
+		if j < 0 {
+			break
+		}
+		j += i
+		out = append(out, data[i:j]...)
+		if data[j+1] == '/' {
+			out = append(out, '/')
+			i = j + 2
+			continue
+		}
+		if data[j+1] != 'u' {
+			out = append(out, data[j:j+2]...)
+			i = j + 2
+			continue
+		}
+		r := hex4(data[j+2 : j+6])
+		switch {
+		case r >= 0xd800 && r < 0xdc00 && j+12 <= end && data[j+6] == '\\' && data[j+7] == 'u' && utf16.IsSurrogate(hex4(data[j+8:j+12])) && hex4(data[j+8:j+12]) >= 0xdc00:
+			out = fmt.Appendf(out, `\U%08X`, utf16.DecodeRune(r, hex4(data[j+8:j+12])))
+			i = j + 12
+		case utf16.IsSurrogate(r):
+			out = append(out, `\uFFFD`...)
+			i = j + 6
+		default:
+			out = append(out, data[j:j+6]...)
+			i = j + 6
+		}
+	}
+	return append(out, data[i:]...)
+}
+
+// hasJSONOnlyEscape reports whether data holds "\/", or "\u" followed by a
+// surrogate (D800 to DFFF), escaped or not: a quick test before any JSON is
+// decoded.
+func hasJSONOnlyEscape(data []byte) bool {
+	if bytes.Contains(data, []byte(`\/`)) {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte(`\u`))
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j+3 < len(data) && data[j+2]|0x20 == 'd' && strings.IndexByte("89abcdefABCDEF", data[j+3]) >= 0 {
+			return true
+		}
+		i = j + 2
+	}
+}
+
+// hex4 reads four hexadecimal digits (valid JSON has them after "\u").
+func hex4(b []byte) rune {
+	n, err := strconv.ParseUint(string(b), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
 }

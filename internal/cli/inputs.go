@@ -40,8 +40,9 @@ type inputFlags struct {
 	renderTimeout    time.Duration
 	cluster          clusterFlags
 
-	configExclude []loader.Exclude // exclude: of the configuration file, set by settings
-	kargoSource   string           // where the Kargo version came from, set by settings
+	configExclude []loader.Exclude      // exclude: of the configuration file, set by settings
+	configErrors  []evaluator.LoadError // what the configuration file holds that waives nothing, set by settings
+	kargoSource   string                // where the Kargo version came from, set by settings
 }
 
 // Read modes: how directories are read.
@@ -129,19 +130,32 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	}
 	s.Namespace = in.cluster.manifestNamespace()
 	s.IgnoreAnnotationWaivers = in.noWaivers
-	file := in.waiversFile
+	file, found := in.waiversFile, false
 	if file == "" && !in.noWaivers {
 		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
-			file = DefaultWaiversFile
+			file, found = DefaultWaiversFile, true
 		}
 	}
 	if file != "" {
-		c, err := (&loader.Loader{MaxFileSize: in.maxFileSize}).ReadConfig(file)
+		l := &loader.Loader{MaxFileSize: in.maxFileSize, FollowSymlinks: in.followSymlinks}
+		var c *loader.Config
+		var err error
+		if found {
+			// Found, not named: confined to the working directory as the
+			// files of a directory walk are to theirs.
+			c, err = l.ReadConfigIn(".", file)
+		} else {
+			c, err = l.ReadConfig(file)
+		}
 		if err != nil {
+			if found {
+				return s, usagef("%v", err)
+			}
 			return s, usagef("--waivers: %v", err)
 		}
 		s.Waivers = c.Waivers
 		in.configExclude = c.Exclude
+		in.configErrors = c.Errors
 		if c.KargoVersion != "" {
 			s.KargoVersion, in.kargoSource = c.KargoVersion, c.KargoVersionSource
 		}
@@ -285,7 +299,8 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 		}
 		in.kargoSource = source
 	}
-	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: r.Errors, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped, kargoSource: in.kargoSource}
+	errs := append(slices.Clip(in.configErrors), r.Errors...)
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: errs, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped, kargoSource: in.kargoSource}
 	if err := l.checkEmpty(ctx, in, paths); err != nil {
 		return nil, err
 	}

@@ -104,3 +104,42 @@ func TestKargoVersionSetting(t *testing.T) {
 		}
 	}
 }
+
+// A Kargo version that is no version is quoted in the error cut to its first
+// 64 characters and escaped, wherever it was written: a 100 KB value in
+// .flipflop.yaml, or one carrying a log command, is not echoed whole.
+func TestKargoVersionErrorCutsTheValue(t *testing.T) {
+	race.Sequential(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(wd, "..", "..", "examples", "contradiction")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	long := "v1.x" + strings.Repeat("A", 100<<10)
+	for _, tc := range []struct{ name, file, flag, want string }{
+		{name: "file", file: "kargoVersion: " + long + "\n", want: `.flipflop.yaml:1: invalid Kargo version "v1.x` + strings.Repeat("A", 60) + `…"`},
+		{name: "flag", flag: long, want: `--kargo-version: invalid Kargo version "v1.x` + strings.Repeat("A", 60) + `…"`},
+		{name: "newer release with a long suffix", flag: "v9.0.0-" + strings.Repeat("b", 100<<10), want: `--kargo-version: invalid Kargo version "v9.0.0-` + strings.Repeat("b", 57) + `…"`},
+		{name: "log command", flag: "::error::x\n##vso[task.complete]", want: `invalid Kargo version "\x3a:error::x\n##vso\x5btask.complete]"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(".flipflop.yaml")
+			if tc.file != "" {
+				writeFiles(t, dir, map[string]string{".flipflop.yaml": tc.file})
+			}
+			args := []string{"check"}
+			if tc.flag != "" {
+				args = append(args, "--kargo-version", tc.flag)
+			}
+			stdout, stderr, code := run(t, "", append(args, sample)...)
+			if code != ExitIncomplete || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want 2 and %s in:\n%.300s", code, tc.want, stderr)
+			}
+			if n := len(stdout) + len(stderr); n > 1024 {
+				t.Errorf("%d bytes of output for a bad version: the value is echoed", n)
+			}
+		})
+	}
+}

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // intruder is a Stage of another Kargo project (mallory) that joins the
@@ -143,8 +146,12 @@ func TestWaiversFileLimits(t *testing.T) {
 		t.Skip(err)
 	}
 	_, code, stderr := waiverCheck(t, dir)
-	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: not a regular file (device)") {
+	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: a symbolic link leading outside the working directory: not read") {
 		t.Errorf("/dev/zero: exit %d\n%s", code, stderr)
+	}
+	// Followed, the link is still not opened.
+	if _, code, stderr = waiverCheck(t, dir, "--follow-symlinks"); code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: not a regular file (device)") {
+		t.Errorf("/dev/zero followed: exit %d\n%s", code, stderr)
 	}
 	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
 	if err := exec.Command("mkfifo", filepath.Join(dir, ".flipflop.yaml")).Run(); err != nil {
@@ -159,5 +166,131 @@ func TestWaiversFileLimits(t *testing.T) {
 	_, code, stderr = waiverCheck(t, dir, "--waivers", big, "--max-file-size", "1000")
 	if code != ExitIncomplete || !strings.Contains(stderr, "file is too large") {
 		t.Errorf("over --max-file-size: exit %d\n%s", code, stderr)
+	}
+}
+
+// The settings file and the ignore files a checkout brings are confined to it
+// as the files of a directory walk are: a .flipflop.yaml (or .flipflopignore)
+// committed as a symbolic link out of the working directory is refused
+// unread, and the error names the file without echoing a byte of what it
+// points to; a link inside is read, and --follow-symlinks reads the outside
+// .flipflop.yaml as it reads outside manifests. --waivers FILE names a file
+// explicitly and is read wherever it is.
+func TestSettingsFileLinkOutOfCheckout(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "credentials.yaml")
+	os.WriteFile(secret, []byte("aws_secret_access_key: SECRETVALUE123\nwaivers: []\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "patterns"), []byte("SECRETPATTERN[\n"), 0o644)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "pr.yaml"), []byte("# nothing\n"), 0o644)
+	if err := os.Symlink(secret, filepath.Join(dir, ".flipflop.yaml")); err != nil {
+		t.Skip(err)
+	}
+	got, code, stderr := waiverCheck(t, dir)
+	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: a symbolic link leading outside the working directory: not read (use --follow-symlinks to read it)") {
+		t.Errorf("link out: exit %d, want 2 and the file named:\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "SECRET") || strings.Contains(stderr, "aws_secret") || len(got) > 0 {
+		t.Errorf("the linked file was read: %v\n%s", got, stderr)
+	}
+	// --follow-symlinks reads it: then its unknown key is reported, as for
+	// any settings file.
+	if _, code, stderr := waiverCheck(t, dir, "--follow-symlinks"); code != ExitIncomplete || !strings.Contains(stderr, "aws_secret_access_key") {
+		t.Errorf("--follow-symlinks: exit %d\n%s", code, stderr)
+	}
+	// A link inside the working directory is read.
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, "config", "flipflop.yaml"), []byte("waivers: []\n"), 0o644)
+	os.Symlink(filepath.Join("config", "flipflop.yaml"), filepath.Join(dir, ".flipflop.yaml"))
+	if got, code, stderr := waiverCheck(t, dir); code != ExitFindings || len(got["shared-branch-contradiction"]) != 1 {
+		t.Errorf("link inside: exit %d, %v\n%s", code, got, stderr)
+	}
+	// A link through the parent directory back in is inside too; one through
+	// a directory link out is not.
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	os.Symlink(filepath.Join("..", filepath.Base(dir), "config", "flipflop.yaml"), filepath.Join(dir, ".flipflop.yaml"))
+	if _, code, stderr := waiverCheck(t, dir); code != ExitFindings {
+		t.Errorf("link back in: exit %d\n%s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	os.Symlink(filepath.Join("out", "credentials.yaml"), filepath.Join(dir, ".flipflop.yaml"))
+	if _, code, stderr := waiverCheck(t, dir); code != ExitIncomplete || strings.Contains(stderr, "SECRET") {
+		t.Errorf("link through a directory link: exit %d\n%s", code, stderr)
+	}
+	// --waivers names the file: read wherever it is.
+	os.Remove(filepath.Join(dir, ".flipflop.yaml"))
+	trusted := filepath.Join(outside, "trusted.yaml")
+	os.WriteFile(trusted, []byte("waivers: []\n"), 0o644)
+	os.Symlink(trusted, filepath.Join(dir, "trusted-link.yaml"))
+	if _, code, stderr := waiverCheck(t, dir, "--waivers", "trusted-link.yaml"); code != ExitFindings {
+		t.Errorf("--waivers through a link: exit %d\n%s", code, stderr)
+	}
+	// An ignore file linked out is refused unread.
+	os.Symlink(filepath.Join(outside, "patterns"), filepath.Join(dir, ".flipflopignore"))
+	example, _ := filepath.Abs(filepath.Join(repoRootDir, "examples/contradiction"))
+	stdout, stderr, code := run(t, "", "check", example, "pr.yaml")
+	if code != ExitIncomplete || !strings.Contains(stdout, ".flipflopignore") || strings.Contains(stdout+stderr, "SECRET") {
+		t.Errorf(".flipflopignore linked out: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A waiver whose expiry is no date that exists (month 13), in .flipflop.yaml
+// or in an annotation, is an input error (exit 2) naming the file, line and
+// key; it waives nothing, and every finding is still reported.
+func TestExpiryNotADate(t *testing.T) {
+	for _, tc := range []struct{ name, settings, pr, want string }{
+		{
+			name:     "waivers file",
+			settings: "waivers:\n- rule: shared-branch-contradiction\n  resources: [\"Stage/acme/*\"]\n  reason: accepted\n  expires: 2027-13-01\n",
+			pr:       "# nothing\n",
+			want:     `.flipflop.yaml:5: waiver 1: expires: "2027-13-01" is not a date (YYYY-MM-DD): there is no month 13; the waiver waives nothing`,
+		},
+		{
+			name: "annotation",
+			pr:   strings.Replace(readExample(t, "kargo.yaml"), "  name: dev\n", "  name: dev\n  annotations:\n    flipflop.dev/ignore: \"shared-branch-contradiction: accepted\"\n    flipflop.dev/ignore-expires: \"2027-13-01\"\n", 1),
+			want: `pr.yaml:24: flipflop.dev/ignore-expires: "2027-13-01" is not a date (YYYY-MM-DD): there is no month 13; the waiver waives nothing`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"pr.yaml": tc.pr, "argocd.yaml": readExample(t, "argocd.yaml")}
+			if tc.settings != "" {
+				files[".flipflop.yaml"] = tc.settings
+			}
+			if tc.pr == "# nothing\n" {
+				files["kargo.yaml"] = readExample(t, "kargo.yaml")
+			}
+			writeFiles(t, dir, files)
+			t.Chdir(dir)
+			stdout, stderr, code := run(t, "", "check", "-o", "json", ".")
+			var r struct {
+				waivedReport
+				Errors []evaluator.LoadError
+			}
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("exit %d: %v\n%s%s", code, err, stdout, stderr)
+			}
+			var errs []string
+			for _, e := range r.Errors {
+				errs = append(errs, e.Error())
+			}
+			if code != ExitIncomplete || !slices.Contains(errs, tc.want) {
+				t.Errorf("exit %d, errors %q, want 2 and %q", code, errs, tc.want)
+			}
+			found := false
+			for _, f := range r.Findings {
+				if f.Rule == "shared-branch-contradiction" {
+					found = true
+					if f.Waived != nil {
+						t.Errorf("waived by an expiry that is no date: %+v", f)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("the contradiction is not reported: %s", stdout)
+			}
+		})
 	}
 }

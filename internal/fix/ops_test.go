@@ -273,3 +273,17 @@ func TestCommentsAndIndentationKept(t *testing.T) {
 		}
 	}
 }
+
+// The loader counts lines at CR, NEL, LS and PS as go-yaml does, and a patch
+// counts LF lines: a file with such a break is not patched (an error, so no
+// hunk lands on the wrong line), and CR LF still is.
+func TestSourceRefusesOtherLineBreaks(t *testing.T) {
+	for _, in := range []string{"# c\rkind: Stage\r", "kind: Stage\nmetadata: {name: a}\u0085", "a: 1\u2028", "a: 1\u2029b: 2\n", "a: 1\r"} {
+		if _, err := parseSource("t.yaml", []byte(in)); err == nil || !strings.Contains(err.Error(), "fix does not patch such a file") {
+			t.Errorf("%q: %v, want an error", in, err)
+		}
+	}
+	if _, err := parseSource("t.yaml", []byte("a: 1\r\nb: 2\r\n")); err != nil {
+		t.Errorf("CR LF: %v", err)
+	}
+}

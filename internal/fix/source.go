@@ -40,6 +40,11 @@ func parseSource(path string, data []byte) (*source, error) {
 	if rest, ok := bytes.CutPrefix(data, bomBytes); ok {
 		s.bom, data = true, rest
 	}
+	if what := otherLineBreak(data); what != "" {
+		// The loader counts lines as go-yaml does, at each of these too;
+		// the patch's lines are LF lines: they would not meet.
+		return nil, fmt.Errorf("%s: a line break that is not LF or CR LF (%s): fix does not patch such a file; convert its line breaks to LF", path, what)
+	}
 	s.text = data
 	s.lines = []int{0}
 	for i, c := range data {
@@ -435,4 +440,22 @@ func keys(m *yaml.Node) []string {
 		ks = append(ks, m.Content[i].Value)
 	}
 	return ks
+}
+
+// otherLineBreak names the first line break of data that go-yaml reads and
+// an LF-based patch does not (a CR alone, NEL, LS, PS), or "".
+func otherLineBreak(data []byte) string {
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+			return "CR"
+		case data[i] == 0xc2 && i+1 < len(data) && data[i+1] == 0x85:
+			return "NEL"
+		case data[i] == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2] == 0xa8:
+			return "LS"
+		case data[i] == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2] == 0xa9:
+			return "PS"
+		}
+	}
+	return ""
 }

@@ -274,3 +274,16 @@ func writeEscape(b *strings.Builder, r rune) {
 		}
 	}
 }
+
+// Cut returns s cut to its first n characters, with "…" added when anything
+// was left out: for a value an error quotes, whose length the input decides.
+// A byte that is not UTF-8 counts as one character.
+func Cut(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
+	}
+	return s
+}

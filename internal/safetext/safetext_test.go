@@ -215,3 +215,22 @@ func FuzzText(f *testing.F) {
 	}
 	f.Fuzz(checkProperties)
 }
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"ééé€", 3, "ééé…"},      // characters, not bytes
+		{"a\xffbc", 2, "a\xff…"}, // a stray byte is one character
+		{"abc", 0, "…"},
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

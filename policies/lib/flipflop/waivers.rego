@@ -151,9 +151,35 @@ valid(w) if {
 	well_formed_expiry(w.expires)
 }
 
+# well_formed_expiry holds for no expiry ("") and for a YYYY-MM-DD date that
+# exists: a month from 01 to 12 and a day that month has (29 February in leap
+# years only). Compared as text, "2027-13-01" would be later than every date.
 well_formed_expiry("")
 
-well_formed_expiry(d) if regex.match(`^\d{4}-\d{2}-\d{2}$`, d)
+well_formed_expiry(d) if {
+	some m in regex.find_all_string_submatch_n(`^([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$`, d, 1)
+
+	# to_number refuses leading zeros: the day and month have at least one
+	# other digit, and the year is read as 1YYYY (10000 is a multiple of 400,
+	# so a leap year stays one).
+	to_number(trim_left(m[3], "0")) <= month_days(to_number(concat("", ["1", m[1]])), to_number(trim_left(m[2], "0")))
+}
+
+# month_days is the number of days of month m (1 to 12) in year y.
+month_days(_, m) := 31 if m in {1, 3, 5, 7, 8, 10, 12}
+
+month_days(_, m) := 30 if m in {4, 6, 9, 11}
+
+month_days(y, 2) := 29 if leap_year(y)
+
+month_days(y, 2) := 28 if not leap_year(y)
+
+leap_year(y) if {
+	y % 4 == 0
+	y % 100 != 0
+}
+
+leap_year(y) if y % 400 == 0
 
 expired(w) if {
 	w.expires != ""

@@ -202,3 +202,21 @@ test_annotation_on_application_without_namespace if {
 	some m in waivers.apply({finding("invalid-object", "Application", "argocd", "dev")}) with input as [f.entry(app)]
 	m.waived.by == "annotation flipflop.dev/ignore on Application/argocd/dev"
 }
+
+# An expiry is a date that exists: month 13, day 0, 31 April or 29 February of
+# a common year is not one, and the waiver carrying it waives nothing (a
+# "2027-13-01" compared as text was later than any date, so it never expired).
+test_expiry_is_a_real_date if {
+	every d in ["2027-06-30", "2028-02-29", "2000-02-29", "2027-12-31", "0001-01-01"] {
+		waivers.well_formed_expiry(d)
+	}
+	every d in ["2027-13-01", "2027-00-10", "2027-04-31", "2027-02-29", "1900-02-29", "2027-06-00", "2027-06-32", "2027-6-30", "27-06-30", "2027-06-30T00:00:00Z", "２０２７-06-30"] {
+		not waivers.well_formed_expiry(d)
+	}
+	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: x", "flipflop.dev/ignore-expires": "2027-13-01"})])
+	some m in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as estate
+	not m.waived
+	settings := {"waivers": [{"rule": "shared-write-branch", "resources": ["Stage/acme/*"], "reason": "x", "expires": "2027-02-30"}]}
+	some c in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as [] with data.lib.flipflop.config.settings as settings
+	not c.waived
+}

@@ -57,7 +57,7 @@ problem(w) := "it gives no reason" if {
 	w.reason == ""
 }
 
-problem(w) := sprintf("its expiry %q is not a date (YYYY-MM-DD)", [w.expires]) if {
+problem(w) := sprintf("its expiry %q is not a date (YYYY-MM-DD)", [cut(w.expires)]) if {
 	not w.invalid
 	count(w.rules) > 0
 	w.reason != ""
@@ -65,3 +65,8 @@ problem(w) := sprintf("its expiry %q is not a date (YYYY-MM-DD)", [w.expires]) i
 }
 
 refs(w) := [w.ref | is_string(w.ref.kind)]
+
+# cut quotes at most the first 64 characters of a value the input decides.
+cut(s) := s if count(s) <= 64
+
+cut(s) := concat("", [substring(s, 0, 64), "…"]) if count(s) > 64

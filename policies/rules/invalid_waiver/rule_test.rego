@@ -26,3 +26,18 @@ test_waiver_in_settings_without_rules if {
 test_valid_waiver_is_silent if {
 	count(rule.report) == 0 with input as waived("shared-write-branch: monorepo by design")
 }
+
+# An expiry that is no date that exists (month 13) is reported, and a long one
+# is quoted cut to 64 characters.
+test_expiry_not_a_date if {
+	some finding in rule.report with input as expiring("2027-13-01")
+	contains(finding.message, `its expiry "2027-13-01" is not a date (YYYY-MM-DD)`)
+	long := concat("", [x | some _ in numbers.range(1, 1000); x := "x"])
+	some cut in rule.report with input as expiring(long)
+	contains(cut.message, sprintf(`its expiry "%s…" is not a date`, [substring(long, 0, 64)]))
+}
+
+expiring(date) := f.estate([object.union(f.stage("dev", "main", []), {"metadata": {"annotations": {
+	"flipflop.dev/ignore": "shared-write-branch: x",
+	"flipflop.dev/ignore-expires": date,
+}}})])
