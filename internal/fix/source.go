@@ -73,6 +73,12 @@ func parseSource(path string, data []byte) (*source, error) {
 			continue
 		}
 		root := n.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+			// A document of comments only: go-yaml places its empty value
+			// at the next "---", the line of the document that follows,
+			// which it must not take.
+			continue
+		}
 		s.index(root)
 		if d := s.docAt(root.Line); d != nil && d.root == nil {
 			d.root = root
