@@ -32,14 +32,11 @@ import data.lib.flipflop.objects
 # deploy it; given: each namespace given, as {"namespace", "by"}, sorted).
 of(o) := {"namespace": o.ref.namespace, "from": "metadata", "by": [], "given": []} if {
 	o.ref.namespace != ""
-	written(o.obj)
+	config.namespace == ""
+} else := {"namespace": o.ref.namespace, "from": "metadata", "by": [], "given": []} if {
+	# With -n, ref.namespace is -n's unless the document names its own.
+	objects.string_at(o.obj, ["metadata", "namespace"]) != ""
 } else := decide(given(o.ref))
-
-# written: the document names its namespace (objects.namespace gives a
-# namespace-less one config.namespace's).
-written(_) if config.namespace == ""
-
-written(obj) if objects.string_at(obj, ["metadata", "namespace"]) != ""
 
 # given lists the namespaces the estate gives ref's directory, as {"namespace",
 # "by", "app"}: -n's, then each deploying Application's destination namespace

@@ -213,17 +213,11 @@ kargo_kinds := {"Stage", "PromotionTask"}
 # project of any other document of unknown project: only the documents of its
 # own file (and render), which are applied to one namespace together, speak
 # for it. Unknown never equals anything, another unknown included.
-party(r) := sprintf("project %s", [r.namespace]) if {
-	r.kind in kargo_kinds
+party(r) := sprintf("object %s", [key(r)]) if {
+	not r.kind in kargo_kinds
+} else := sprintf("project %s", [r.namespace]) if {
 	r.namespace != ""
-}
-
-party(r) := sprintf("the unknown project of %s", [json.marshal([object.get(r, "file", ""), object.get(r, "renderedBy", "")])]) if {
-	r.kind in kargo_kinds
-	r.namespace == ""
-}
-
-party(r) := sprintf("object %s", [key(r)]) if not r.kind in kargo_kinds
+} else := sprintf("the unknown project of %s", [json.marshal([object.get(r, "file", ""), object.get(r, "renderedBy", "")])])
 
 # parties are the Kargo projects a finding involves, or, when it involves none,
 # every object it names.
