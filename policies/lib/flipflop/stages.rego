@@ -57,12 +57,18 @@ unknown_note(records) := concat("", [unknown_sentence(keys, given) |
 ])
 
 unknown_sentence(keys, given) := sprintf(
-	" (Stage %s: its file names no namespace, and the estate gives its directory more than one: %s. Its project is unknown: nothing that depends on it is judged, and no annotation outside its file waives for it.)",
+	concat(" ", [
+		" (Stage %s: its file names no namespace, and the estate gives its directory more than one: %s.",
+		"Its project is unknown: nothing that depends on it is judged, and no annotation outside its file waives for it.)",
+	]),
 	[keys[0], given_text(given)],
 ) if {
 	count(keys) == 1
 } else := sprintf(
-	" (Stages %s: their files name no namespace, and the estate gives their directory more than one: %s. Their project is unknown: nothing that depends on it is judged, and no annotation outside their files waives for them.)",
+	concat(" ", [
+		" (Stages %s: their files name no namespace, and the estate gives their directory more than one: %s.",
+		"Their project is unknown: nothing that depends on it is judged, and no annotation outside their files waives for them.)",
+	]),
 	[concat(", ", keys), given_text(given)],
 )
 

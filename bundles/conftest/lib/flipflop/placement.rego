@@ -43,9 +43,9 @@ of(o) := {"namespace": o.ref.namespace, "from": "metadata", "by": [], "given": [
 # (an expression when it is not known).
 given(ref) := array.concat(setting_given, [{"namespace": d.namespace, "by": d.by, "app": d.app} | some d in deployers(ref)])
 
-setting_given := [{"namespace": config.namespace, "by": "-n", "app": ""}] if {
-	config.namespace != ""
-} else := []
+default setting_given := []
+
+setting_given := [{"namespace": config.namespace, "by": "-n", "app": ""}] if config.namespace != ""
 
 # decide places a document from what is given: one known namespace, given by
 # all, places it (the setting's when it gives one, else the Applications');
