@@ -294,3 +294,103 @@ func TestExpiryNotADate(t *testing.T) {
 		})
 	}
 }
+
+// A pull request cannot take another team's namespace-less directory into
+// its own namespace with an Application of its own: the directory is then
+// given two namespaces, and its Stages' project is unknown, so no
+// authorization is judged from a guess (acme's deployment names a namespace
+// flipflop cannot know, from a cluster generator; or -n names acme), the
+// contradiction stays an error and says why the project is unknown, and the
+// annotation on the pull request's own namespace-less Stage does not speak
+// for acme's Stages. Before, the pull request's namespace won: acme's Stages
+// became mallory's, their contradiction two missing-authorized-stage errors;
+// and the annotation waived the contradiction.
+func TestPullRequestCannotTakeAnotherTeamsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	var kargo []string
+	for _, line := range strings.Split(readExample(t, "kargo.yaml"), "\n") {
+		if strings.TrimSpace(line) != "namespace: acme" {
+			kargo = append(kargo, line)
+		}
+	}
+	// The Applications authorize acme:qa only: acme/dev is not authorized.
+	apps := strings.ReplaceAll(readExample(t, "argocd.yaml"), "acme:dev", "acme:qa")
+	deploy := func(name, ns string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd}
+spec:
+  source: {repoURL: "https://github.com/acme/platform", targetRevision: main, path: acme/kargo}
+  destination: {server: "https://kubernetes.default.svc", namespace: ` + ns + `}
+`
+	}
+	perCluster := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: acme-kargo, namespace: argocd}
+spec:
+  generators: [{clusters: {}}]
+  template:
+    metadata: {name: "{{name}}-acme-kargo"}
+    spec:
+      source: {repoURL: "https://github.com/acme/platform", targetRevision: main, path: acme/kargo}
+      destination: {server: "{{server}}", namespace: "{{metadata.labels.project}}"}
+`
+	writeFiles(t, dir, map[string]string{
+		"acme/kargo/stages.yaml": strings.Join(kargo, "\n"),
+		"acme/argocd.yaml":       apps,
+		"acme/deploy.yaml":       perCluster,
+		"pr/deploy.yaml":         deploy("mallory-kargo", "mallory"),
+	})
+	chdir(t, dir)
+	check := func(args ...string) (map[string][]string, map[string][]bool) {
+		t.Helper()
+		out, stderr, code := run(t, "", append([]string{"check", "-o", "json"}, args...)...)
+		if code != ExitFindings {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r waivedReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		messages, waived := map[string][]string{}, map[string][]bool{}
+		for _, f := range r.Findings {
+			messages[f.Rule] = append(messages[f.Rule], f.Message)
+			waived[f.Rule] = append(waived[f.Rule], f.Waived != nil)
+		}
+		return messages, waived
+	}
+
+	got, _ := check("--no-waivers", "acme", "pr")
+	if len(got["missing-authorized-stage"]) != 0 || len(got["shared-branch-contradiction"]) != 1 {
+		t.Fatalf("acme's directory deployed into an unknown namespace and into mallory: want the contradiction and no authorization error, got %v", got)
+	}
+	for _, want := range []string{"Stages /dev, /qa: their files name no namespace", "a namespace flipflop cannot know (an Application ApplicationSet argocd/acme-kargo generates)", "mallory (Application argocd/mallory-kargo)"} {
+		if !strings.Contains(got["shared-branch-contradiction"][0], want) {
+			t.Errorf("the contradiction does not say %q: %s", want, got["shared-branch-contradiction"][0])
+		}
+	}
+
+	// -n acme alone places them in acme (acme/dev is not authorized); with
+	// the pull request's Application, -n and the Application disagree.
+	got, _ = check("--no-waivers", "-n", "acme", "acme/kargo", "acme/argocd.yaml")
+	if m := got["missing-authorized-stage"]; len(m) != 1 || !strings.Contains(m[0], "Stage acme/dev") {
+		t.Errorf("-n acme: want acme/dev unauthorized, got %v", got)
+	}
+	got, _ = check("--no-waivers", "-n", "acme", "acme/kargo", "acme/argocd.yaml", "pr")
+	if len(got["missing-authorized-stage"]) != 0 || len(got["shared-branch-contradiction"]) != 1 || !strings.Contains(got["shared-branch-contradiction"][0], "acme (-n), mallory (Application argocd/mallory-kargo)") {
+		t.Errorf("-n acme and the pull request's Application into mallory: want the contradiction, saying so, and no authorization error; got %v", got)
+	}
+
+	// The pull request's own Stage, without a namespace and deployed by
+	// nothing, joins the contradiction and waives it by annotation: it
+	// speaks for its own file only.
+	writeFiles(t, dir, map[string]string{"pr/loose/stage.yaml": strings.ReplaceAll(
+		intruder("shared-branch-contradiction, shared-write-branch: ours"), "  namespace: mallory\n", "")})
+	_, waived := check("acme", "pr")
+	if w := waived["shared-branch-contradiction"]; len(w) != 1 || w[0] {
+		t.Errorf("the pull request's annotation waived the contradiction of acme's Stages of unknown project: %v", waived)
+	}
+	if w := waived["shared-write-branch"]; len(w) != 1 || w[0] {
+		t.Errorf("the pull request's annotation waived the shared write branch of acme's Stages of unknown project: %v", waived)
+	}
+}

@@ -71,13 +71,102 @@ test_subdirectory_only_with_recurse if {
 	placed == {["dev", "acme", "application", ["argocd/kargo"]]} with input as deep
 }
 
+# Two Applications deploy the directory into two namespaces: Argo CD makes a
+# copy in each, and which one a finding would be about is unknown.
 test_applications_that_disagree_say_nothing if {
 	docs := [
 		at("kargo/stages.yaml", "", dev),
 		at("apps.yaml", "", deploying("a", "kargo", "acme", {})),
 		at("apps.yaml", "", deploying("b", "kargo", "other", {})),
 	]
+	placed == {["dev", "", "conflict", ["argocd/a", "argocd/b"]]} with input as docs
+	[r.placement.given | some r in stages.records] == [[
+		{"namespace": "acme", "by": "Application argocd/a"},
+		{"namespace": "other", "by": "Application argocd/b"},
+	]] with input as docs
+}
+
+# -n says one namespace, an Application that deploys the directory another:
+# neither is taken (a pull request's Application cannot take a directory
+# into its own namespace, nor -n hide that one does).
+test_setting_and_application_that_disagree_say_nothing if {
+	docs := [at("kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("k", "kargo", "other", {}))]
+	placed == {["dev", "", "conflict", ["argocd/k"]]} with input as docs with data.lib.flipflop.config.settings as {"namespace": "team"}
+	[r.placement.given | some r in stages.records] == [[
+		{"namespace": "other", "by": "Application argocd/k"},
+		{"namespace": "team", "by": "-n"},
+	]] with input as docs with data.lib.flipflop.config.settings as {"namespace": "team"}
+}
+
+test_setting_and_application_that_agree if {
+	docs := [at("kargo/stages.yaml", "", dev), at("apps.yaml", "", deploying("k", "kargo", "team", {}))]
+	placed == {["dev", "team", "setting", []]} with input as docs with data.lib.flipflop.config.settings as {"namespace": "team"}
+}
+
+# A written namespace is not the directory's: -n and Applications say nothing
+# about it.
+test_written_namespace_wins_over_setting_and_applications if {
+	docs := [at("kargo/stages.yaml", "", f.stage("dev", "main", [])), at("apps.yaml", "", deploying("k", "kargo", "other", {}))]
+	placed == {["dev", "acme", "metadata", []]} with input as docs with data.lib.flipflop.config.settings as {"namespace": "team"}
+}
+
+# cluster_generated deploys path into the namespace a cluster's label gives:
+# an ApplicationSet generator flipflop cannot expand, so the namespace is unknown.
+cluster_generated(path) := f.application_set("argocd", "per-cluster", {
+	"generators": [{"clusters": {}}],
+	"template": {
+		"metadata": {"name": "{{name}}-kargo"},
+		"spec": {
+			"source": {"repoURL": "https://github.com/acme/platform", "targetRevision": "main", "path": path},
+			"destination": {"server": "{{server}}", "namespace": "{{metadata.labels.project}}"},
+		},
+	},
+})
+
+# An Application whose destination namespace is unknown deploys the directory
+# too: a known namespace beside it is not the only one.
+test_unknown_destination_beside_a_known_one_says_nothing if {
+	docs := [
+		at("kargo/stages.yaml", "", dev),
+		at("apps.yaml", "", deploying("k", "kargo", "other", {})),
+		at("appsets.yaml", "", cluster_generated("kargo")),
+	]
+	some r in stages.records with input as docs
+	[r.project, r.placement.from] == ["", "conflict"] with input as docs
+	{g.namespace | some g in r.placement.given} == {"other", "${{ applicationset-parameter }}"} with input as docs
+}
+
+# Only unknown destinations: unknown, as when nothing deploys the directory.
+test_only_an_unknown_destination_says_nothing if {
+	docs := [at("kargo/stages.yaml", "", dev), at("appsets.yaml", "", cluster_generated("kargo"))]
 	placed == {["dev", "", "", []]} with input as docs
+}
+
+# An Application without a destination namespace deploys no namespaced
+# resource that names none (Argo CD: "Namespace for ... is missing").
+test_no_destination_namespace_says_nothing if {
+	docs := [
+		at("kargo/stages.yaml", "", dev),
+		at("apps.yaml", "", deploying("a", "kargo", "acme", {})),
+		at("apps.yaml", "", json.remove(deploying("b", "kargo", "", {}), ["spec/destination/namespace"])),
+	]
+	placed == {["dev", "acme", "application", ["argocd/a"]]} with input as docs
+}
+
+# The same holds for a PromotionTask: a task step of a Stage placed in acme
+# does not find a task whose directory another Application also deploys
+# elsewhere.
+test_task_directory_given_two_namespaces_is_unknown if {
+	steps := [{"uses": "git-push", "as": "push", "config": {"path": "./out", "targetBranch": "env/dev"}}]
+	stage := unnamespaced(f.template_stage("dev", [], [], [{"task": {"name": "promote"}, "as": "t"}]))
+	task := json.remove(f.promotion_task("acme", "promote", [], steps), ["metadata/namespace"])
+	agree := [
+		at("kargo/stages.yaml", "", stage), at("tasks/promote.yaml", "", task),
+		at("apps.yaml", "", deploying("k", "kargo", "acme", {})), at("apps.yaml", "", deploying("t", "tasks", "acme", {})),
+	]
+	[s.task_resolved | some s in stages.records[0].steps] == [true] with input as agree
+	disagree := array.concat(agree, [at("pr.yaml", "", deploying("pr", "tasks", "other", {}))])
+	[s.task_resolved | some s in stages.records[0].steps] == [false] with input as disagree
 }
 
 test_applications_that_agree_are_named if {

@@ -220,3 +220,30 @@ test_expiry_is_a_real_date if {
 	some c in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as [] with data.lib.flipflop.config.settings as settings
 	not c.waived
 }
+
+# bare is a Stage written without a namespace.
+bare(name) := json.remove(f.stage(name, "main", []), ["metadata/namespace"])
+
+# unknown names a Stage of unknown project in file as findings do.
+unknown(file, name) := {"kind": "Stage", "namespace": "", "name": name, "file": file}
+
+# Two Stages whose projects are unknown are not known to share one: the
+# annotation on a namespace-less Stage in one file does not speak for a
+# namespace-less Stage of another file in the same finding (a pull request's
+# own Stage could otherwise waive a contradiction of another team's Stages
+# that it made unknown, or that nothing places). Within one file, applied to
+# one namespace, it does.
+test_unknown_projects_are_not_one_project if {
+	theirs := {"path": "acme/kargo/stages.yaml", "contents": bare("dev")}
+	ours := {"path": "pr/stage.yaml", "contents": annotate(bare("prod"), {"flipflop.dev/ignore": "shared-branch-contradiction: ours"})}
+	fnd := {"rule": "shared-branch-contradiction", "resources": [unknown("acme/kargo/stages.yaml", "dev"), unknown("pr/stage.yaml", "prod")]}
+	some m in waivers.apply({fnd}) with input as [theirs, ours]
+	not m.waived
+}
+
+test_unknown_project_of_one_file_speaks_for_it if {
+	ours := {"path": "pr/stage.yaml", "contents": annotate(bare("prod"), {"flipflop.dev/ignore": "shared-branch-contradiction: ours"})}
+	fnd := {"rule": "shared-branch-contradiction", "resources": [unknown("pr/stage.yaml", "dev"), unknown("pr/stage.yaml", "prod")]}
+	some m in waivers.apply({fnd}) with input as [{"path": "pr/stage.yaml", "contents": bare("dev")}, ours]
+	m.waived.reason == "ours"
+}

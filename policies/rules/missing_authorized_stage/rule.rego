@@ -10,7 +10,8 @@
 #   Kargo reads that one annotation and no other key: a near miss (a plural
 #   `authorized-stages`, another spelling, a label) is named in the finding. A
 #   Stage whose file names no namespace has an unknown project and is not
-#   judged here unless `-n` or an Application that deploys its directory says it.
+#   judged here unless the estate gives its directory exactly one namespace
+#   (`-n`, the Applications that deploy it).
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/annotations
 #     description: Kargo reference, annotations (kargo.akuity.io/authorized-stage)

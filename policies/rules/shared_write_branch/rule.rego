@@ -44,19 +44,20 @@ package lib.flipflop.rules.shared_write_branch
 
 import data.lib.flipflop.model
 import data.lib.flipflop.result
+import data.lib.flipflop.stages
 
 report contains finding if {
 	some key, writes in model.writers_by_pointer
 	writes[0].pointer.floating
-	stages := {w.stage.key | some w in writes}
-	count(stages) > 1
+	stage_keys := {w.stage.key | some w in writes}
+	count(stage_keys) > 1
 	pointer := model.text({w.pointer | some w in writes})
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stages %s all push to %s.", [result.names(stages), pointer]),
+		sprintf("Stages %s all push to %s.%s", [result.names(stage_keys), pointer, stages.unknown_note([w.stage | some w in writes])]),
 		result.refs([w.stage.ref | some w in writes]),
 		key,
-		result.about({w.pointer | some w in writes}, stages, [], [], {w.id | some w in writes}),
-		{"pointer": pointer, "stages": sort(stages)},
+		result.about({w.pointer | some w in writes}, stage_keys, [], [], {w.id | some w in writes}),
+		{"pointer": pointer, "stages": sort(stage_keys)},
 	)
 }

@@ -4,6 +4,7 @@
 package lib.flipflop.model
 
 import data.lib.flipflop.legacy
+import data.lib.flipflop.stages
 
 # legacy_updates lists the argoCDAppUpdates entries of legacy Stages like
 # updates (they name Applications, never select them).
@@ -37,9 +38,10 @@ legacy_pins := [p |
 ]
 
 # pin_notes explains, for messages, what a group of pins rests on beyond the
-# argocd-update steps as written: Kargo <= 0.8 mechanisms, and rewrites of
-# targetRevision an ApplicationSet undoes.
-pin_notes(pins) := concat("", [legacy_note(pins), inferred_note(pins), reverted_note(pins)])
+# argocd-update steps as written: Kargo <= 0.8 mechanisms, rewrites of
+# targetRevision an ApplicationSet undoes, and Stages whose project is unknown
+# because their directory is given several namespaces.
+pin_notes(pins) := concat("", [legacy_note(pins), inferred_note(pins), reverted_note(pins), stages.unknown_note([p.stage | some p in pins])])
 
 # reverted_note: updateTargetRevision rewrote a generated Application's
 # targetRevision, and its ApplicationSet writes the template back.

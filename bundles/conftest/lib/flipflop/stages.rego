@@ -48,6 +48,36 @@ assumed(s) := sprintf(" (the Stage's file names no namespace: its project %s is 
 	s.placement.from == "application"
 } else := ""
 
+# unknown_note says, for a message, which Stages of records have an unknown
+# project because the estate gives their directory several namespaces
+# (lib.flipflop.placement), and who gave which ("" when none has).
+unknown_note(records) := concat("", [unknown_sentence(keys, given) |
+	some given in sort({s.placement.given | some s in records; s.placement.from == "conflict"})
+	keys := sort({s.key | some s in records; s.placement.given == given})
+])
+
+unknown_sentence(keys, given) := sprintf(
+	concat(" ", [
+		" (Stage %s: its file names no namespace, and the estate gives its directory more than one: %s.",
+		"Its project is unknown: nothing that depends on it is judged, and no annotation outside its file waives for it.)",
+	]),
+	[keys[0], given_text(given)],
+) if {
+	count(keys) == 1
+} else := sprintf(
+	concat(" ", [
+		" (Stages %s: their files name no namespace, and the estate gives their directory more than one: %s.",
+		"Their project is unknown: nothing that depends on it is judged, and no annotation outside their files waives for them.)",
+	]),
+	[concat(", ", keys), given_text(given)],
+)
+
+given_text(given) := concat(", ", [sprintf("%s (%s)", [namespace_text(g.namespace), g.by]) | some g in given])
+
+namespace_text(ns) := ns if expr.known(ns)
+
+else := "a namespace flipflop cannot know"
+
 vars_of(obj, ctx) := expr.resolve_vars(
 	array.concat(
 		objects.array_at(obj, ["spec", "vars"]),

@@ -15,6 +15,8 @@
 #   objects the finding names, or, when it names none, each object it names. So an
 #   annotation on a new Stage cannot waive a contradiction that also involves another
 #   project's Stage, and one on an Application cannot waive a finding about Stages.
+#   A Stage whose project is unknown is a party of its own (with the documents
+#   of its file): no annotation of another file speaks for it.
 #   `*` (or any glob) in an annotation is refused (invalid-waiver): an annotation
 #   names the rules it waives. The setting `annotation_waivers: false` ignores every
 #   annotation, for a check that should trust only the waivers it is given.
@@ -232,10 +234,16 @@ mark(f) := object.union(f, {"waived": agreement}) if {
 kargo_kinds := {"Stage", "PromotionTask"}
 
 # party is who must agree to waive a finding about r: its Kargo project, or the
-# object itself.
-party(r) := sprintf("project %s", [r.namespace]) if r.kind in kargo_kinds
-
-party(r) := sprintf("object %s", [key(r)]) if not r.kind in kargo_kinds
+# object itself. A Kargo object whose project is unknown (its file names no
+# namespace and nothing places it: lib.flipflop.placement) is not in the
+# project of any other document of unknown project: only the documents of its
+# own file (and render), which are applied to one namespace together, speak
+# for it. Unknown never equals anything, another unknown included.
+party(r) := sprintf("object %s", [key(r)]) if {
+	not r.kind in kargo_kinds
+} else := sprintf("project %s", [r.namespace]) if {
+	r.namespace != ""
+} else := sprintf("the unknown project of %s", [json.marshal([object.get(r, "file", ""), object.get(r, "renderedBy", "")])])
 
 # parties are the Kargo projects a finding involves, or, when it involves none,
 # every object it names.
