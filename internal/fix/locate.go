@@ -2,7 +2,6 @@ package fix
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
 // estate is the loaded objects with their files parsed for patching, and the
@@ -28,7 +28,7 @@ type estate struct {
 
 func newEstate(objs []evaluator.Object, m *evaluator.Model, readFile func(string) ([]byte, error)) *estate {
 	if readFile == nil {
-		readFile = os.ReadFile
+		readFile = safefile.ReadRegular
 	}
 	return &estate{
 		objs: objs, m: m, readFile: readFile,
