@@ -270,14 +270,14 @@ func TestActionCheck(t *testing.T) {
 		inSummary []string
 	}{
 		{name: "contradiction", paths: "examples/contradiction", sarif: "true", code: 1, stdout: "::error file=examples/contradiction/kargo.yaml,line=18,title=shared-branch-contradiction",
-			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches examples/contradiction\n```"}},
+			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches -- examples/contradiction\n```"}},
 		{name: "clean", paths: "examples/fix-stage-branches", sarif: "true", code: 0, stdout: "flipflop: 5 objects checked (1 more skipped: no rule reads their kind): 0 errors", summary: "true",
 			inSummary: []string{"## flipflop: no error, 0 warnings", "No finding."}},
 		{name: "several paths", paths: "examples/contradiction/argocd.yaml\n examples/contradiction/kargo.yaml", sarif: "false", code: 1, summary: "false"},
 		{name: "args one per line", paths: "examples/contradiction", args: "--exclude=kargo.yaml\n\n  --default-branch=main  \n", sarif: "true", code: 0, stdout: "1 path excluded",
 			inSummary: []string{"1 path excluded"}},
 		{name: "fail-on never", paths: "examples/contradiction", failOn: "never", sarif: "false", code: 0,
-			inSummary: []string{"flipflop fix --way stage-branches examples/contradiction"}},
+			inSummary: []string{"flipflop fix --way stage-branches -- examples/contradiction"}},
 		{name: "empty input", paths: empty, sarif: "true", code: 2, stdout: "no Kargo Stage and no Argo CD Application",
 			inSummary: []string{"### Input errors", "no Kargo Stage and no Argo CD Application"}},
 	} {

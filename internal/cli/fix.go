@@ -253,7 +253,8 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 
 // previewCommand returns the command line that previews a way: flipflop fix
 // with the flags given in fs (but --way and -o; only those keep accepts, when
-// not nil) and the paths.
+// not nil), then --, then the paths: a path that reads as a flag
+// ("--apply=true", a directory a pull request can add) stays a path.
 func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bool) func(fix.Way) string {
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
@@ -274,6 +275,7 @@ func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bo
 	}
 	return func(w fix.Way) string {
 		parts := append([]string{"flipflop", "fix", "--way", string(w)}, flags...)
+		parts = append(parts, "--")
 		return strings.Join(append(parts, quoted...), " ")
 	}
 }
