@@ -282,7 +282,18 @@ func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bo
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
+// shellQuote quotes s for a command line flipflop prints, which is escaped
+// for the terminal afterwards (safetext): as is when nothing in it needs
+// quoting, else in single quotes, and in bash's $'...' when it holds what the
+// escaping would change (bytes that are not UTF-8, control and format
+// characters, CI log commands). There the escapes are safetext's own (\xff,
+// \u202e, \x3a), which bash reads back into the exact bytes: in single quotes
+// they would name another file (a\xff with a backslash, not the byte 0xff).
 func shellQuote(s string) string {
+	if safetext.Text(s) != s {
+		q := safetext.Quote(s)
+		return "$'" + strings.ReplaceAll(q[1:len(q)-1], "'", `\'`) + "'"
+	}
 	if shellSafe.MatchString(s) {
 		return s
 	}

@@ -17,7 +17,10 @@ import (
 // locations (an object and a JSON pointer) to YAML nodes and edits them; it
 // never works out a fact the model holds.
 type estate struct {
-	objs     []evaluator.Object
+	objs []evaluator.Object
+	// read holds the files objs were read from, by their exact bytes: fix
+	// reads and patches no other file, whatever a finding or the model names.
+	read     map[string]bool
 	m        *evaluator.Model
 	readFile func(string) ([]byte, error)
 	sources  map[string]*source
@@ -30,8 +33,12 @@ func newEstate(objs []evaluator.Object, m *evaluator.Model, readFile func(string
 	if readFile == nil {
 		readFile = safefile.ReadRegular
 	}
+	read := map[string]bool{}
+	for _, o := range objs {
+		read[o.Path] = true
+	}
 	return &estate{
-		objs: objs, m: m, readFile: readFile,
+		objs: objs, m: m, readFile: readFile, read: read,
 		sources: map[string]*source{}, errs: map[string]error{}, scopes: map[string]*scope{}, stages: map[string]*stage{},
 	}
 }
@@ -46,9 +53,12 @@ func (e *estate) source(path string) (*source, error) {
 	}
 	var s *source
 	var err error
-	if path == "<stdin>" || path == "cluster" || path == "" {
+	switch {
+	case path == "<stdin>" || path == "cluster" || path == "":
 		err = fmt.Errorf("objects read from %s cannot be patched", cmpOr(path, "an unnamed input"))
-	} else {
+	case !e.read[path]:
+		err = fmt.Errorf("%s is not a file the objects were read from: fix patches only those", path)
+	default:
 		var data []byte
 		data, err = e.readFile(filepath.FromSlash(path))
 		if err == nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // Write writes exactly what the diff says (the same bytes git apply produces,
@@ -83,5 +85,25 @@ func TestPatchWrite(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dst, ".*.flipflop-*")); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// fix reads (and so patches) only the files the objects were read from, by
+// their exact bytes: a file a finding or the model names otherwise (a name
+// that lost its bytes on the way, "a\uFFFD" for "a\xff") is never opened.
+func TestEstateReadsOnlyFilesRead(t *testing.T) {
+	var opened []string
+	e := newEstate([]evaluator.Object{{Path: "a\xff/kargo.yaml"}}, nil, func(p string) ([]byte, error) {
+		opened = append(opened, p)
+		return []byte("kind: Stage\n"), nil
+	})
+	if _, err := e.source("a\uFFFD/kargo.yaml"); err == nil || !strings.Contains(err.Error(), "not a file the objects were read from") {
+		t.Errorf("a file no object came from was read: %v", err)
+	}
+	if _, err := e.source("a\xff/kargo.yaml"); err != nil {
+		t.Error(err)
+	}
+	if len(opened) != 1 || opened[0] != filepath.FromSlash("a\xff/kargo.yaml") {
+		t.Errorf("opened %q", opened)
 	}
 }
