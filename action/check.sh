@@ -8,9 +8,16 @@
 # $GITHUB_OUTPUT and exits 0: the action's last step fails the job, after the
 # SARIF upload.
 #
+# The working directory is the pull request's checkout, where any path may be
+# a symbolic link the pull request committed: the SARIF report goes to a new
+# directory under $RUNNER_TEMP unless INPUT_SARIF_FILE names a file, and
+# flipflop writes it (--out), refusing a link or a file that is not a regular
+# one; the shell redirects nothing into the checkout.
+#
 # INPUT_PATHS: paths separated by spaces or new lines (default ".");
 # INPUT_ARGS: extra flags, one per line; INPUT_FAIL_ON; INPUT_SARIF ("true" or
-# "false"); INPUT_SARIF_FILE; INPUT_SUMMARY ("true" or "false").
+# "false"); INPUT_SARIF_FILE (default: flipflop.sarif in a new directory under
+# $RUNNER_TEMP); INPUT_SUMMARY ("true" or "false").
 set -uo pipefail
 
 read -r -d '' -a paths <<<"${INPUT_PATHS:-.}" || true
@@ -33,15 +40,51 @@ flipflop check -o github --fail-on "$fail_on" "${summary[@]}" "${args[@]}" -- "$
 code=$?
 echo "exit-code=$code" >>"$out"
 
+# linked PATH prints the first symbolic link on the way to PATH (PATH itself
+# included; for an absolute path, only PATH itself) and succeeds, or fails when
+# there is none.
+linked() {
+  local p=$1 at=
+  if [[ $p != /* ]]; then
+    local part rest=$p
+    while [[ $rest == */* ]]; do
+      part=${rest%%/*}
+      rest=${rest#*/}
+      at=${at:+$at/}$part
+      [[ -n $part && $part != . && $part != .. && -L $at ]] && { printf '%s' "$at"; return 0; }
+    done
+  fi
+  [[ -L $p ]] && { printf '%s' "$p"; return 0; }
+  return 1
+}
+
 if [[ ${INPUT_SARIF:-true} == true ]]; then
-  sarif=${INPUT_SARIF_FILE:-flipflop.sarif}
-  # The same findings for code scanning; the verdict is the run above's.
-  flipflop check -o sarif --fail-on never "${args[@]}" -- "${paths[@]}" >"$sarif"
-  sarif_code=$?
-  if [[ -s $sarif ]]; then
-    echo "sarif-file=$sarif" >>"$out"
+  sarif=${INPUT_SARIF_FILE:-}
+  if [[ -z $sarif ]]; then
+    # Outside the checkout, in a directory made now: nothing a pull request
+    # placed can be there.
+    sarif=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/flipflop-sarif.XXXXXX")/flipflop.sarif
+  elif link=$(linked "$sarif"); then
+    echo "::warning title=flipflop::no SARIF report was written: $link is a symbolic link (flipflop writes no file through one)"
+    sarif=
+  elif [[ -e $sarif && ! -f $sarif ]]; then
+    echo "::warning title=flipflop::no SARIF report was written: $sarif is not a regular file"
+    sarif=
   else
-    echo "::warning title=flipflop::no SARIF report was written (exit $sarif_code)"
+    # Whatever the checkout holds there is not flipflop's report: only a
+    # file flipflop writes now may be uploaded.
+    rm -f -- "$sarif"
+  fi
+  if [[ -n $sarif ]]; then
+    # The same findings for code scanning; the verdict is the run above's.
+    # flipflop writes the file (--out), refusing a link or a special file.
+    flipflop check -o sarif --fail-on never "${args[@]}" --out "$sarif" -- "${paths[@]}"
+    sarif_code=$?
+    if [[ -f $sarif && ! -L $sarif && -s $sarif ]] && ! linked "$sarif" >/dev/null; then
+      echo "sarif-file=$sarif" >>"$out"
+    else
+      echo "::warning title=flipflop::no SARIF report was written (exit $sarif_code)"
+    fi
   fi
 fi
 exit 0

@@ -489,7 +489,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("evaluating policies: %s is undefined", Query)
 	}
-	report, err := newReport(rs[0].Expressions[0].Value, len(objs))
+	report, err := newReport(rs[0].Expressions[0].Value, objs)
 	if err != nil {
 		return nil, err
 	}
@@ -515,13 +515,13 @@ func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOpt
 	if !ok {
 		return nil, nil, fmt.Errorf("evaluating policies: findings and model are undefined")
 	}
-	report, err := newReport(x["findings"], len(objs))
+	report, err := newReport(x["findings"], objs)
 	if err != nil {
 		return nil, nil, err
 	}
 	k := e.kargo
 	report.Kargo = &k
-	m, err := newModel(x["model"])
+	m, err := newModel(x["model"], objs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -539,13 +539,9 @@ func binding(rs rego.ResultSet, name string) any {
 }
 
 // newReport reads the findings value of a query into a Report.
-func newReport(v any, objects int) (*Report, error) {
-	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: objects}}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("reading findings: %w", err)
-	}
-	if err := json.Unmarshal(raw, &report.Findings); err != nil {
+func newReport(v any, objs []Object) (*Report, error) {
+	report := &Report{Findings: []Finding{}, Errors: []LoadError{}, Summary: Summary{Objects: len(objs)}}
+	if err := fromResult(v, &report.Findings, bytesToKeep(objs)); err != nil {
 		return nil, fmt.Errorf("reading findings: %w", err)
 	}
 	sortFindings(report.Findings)

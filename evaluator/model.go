@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -424,7 +423,7 @@ func (e *Evaluator) Model(ctx context.Context, objs []Object, opts ...ModelOptio
 	if err != nil {
 		return nil, fmt.Errorf("evaluating the model: %w", err)
 	}
-	m, err := newModel(binding(rs, "model"))
+	m, err := newModel(binding(rs, "model"), objs)
 	if err != nil {
 		return nil, err
 	}
@@ -433,16 +432,12 @@ func (e *Evaluator) Model(ctx context.Context, objs []Object, opts ...ModelOptio
 }
 
 // newModel reads the model view value of a query.
-func newModel(v any) (*Model, error) {
+func newModel(v any, objs []Object) (*Model, error) {
 	if v == nil {
 		return nil, fmt.Errorf("evaluating the model: %s is undefined", ModelQuery)
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
 	var m Model
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := fromResult(v, &m, bytesToKeep(objs)); err != nil {
 		return nil, fmt.Errorf("reading the model: %w", err)
 	}
 	m.index()

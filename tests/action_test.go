@@ -270,14 +270,14 @@ func TestActionCheck(t *testing.T) {
 		inSummary []string
 	}{
 		{name: "contradiction", paths: "examples/contradiction", sarif: "true", code: 1, stdout: "::error file=examples/contradiction/kargo.yaml,line=18,title=shared-branch-contradiction",
-			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches examples/contradiction\n```"}},
+			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches -- examples/contradiction\n```"}},
 		{name: "clean", paths: "examples/fix-stage-branches", sarif: "true", code: 0, stdout: "flipflop: 5 objects checked (1 more skipped: no rule reads their kind): 0 errors", summary: "true",
 			inSummary: []string{"## flipflop: no error, 0 warnings", "No finding."}},
 		{name: "several paths", paths: "examples/contradiction/argocd.yaml\n examples/contradiction/kargo.yaml", sarif: "false", code: 1, summary: "false"},
 		{name: "args one per line", paths: "examples/contradiction", args: "--exclude=kargo.yaml\n\n  --default-branch=main  \n", sarif: "true", code: 0, stdout: "1 path excluded",
 			inSummary: []string{"1 path excluded"}},
 		{name: "fail-on never", paths: "examples/contradiction", failOn: "never", sarif: "false", code: 0,
-			inSummary: []string{"flipflop fix --way stage-branches examples/contradiction"}},
+			inSummary: []string{"flipflop fix --way stage-branches -- examples/contradiction"}},
 		{name: "empty input", paths: empty, sarif: "true", code: 2, stdout: "no Kargo Stage and no Argo CD Application",
 			inSummary: []string{"### Input errors", "no Kargo Stage and no Argo CD Application"}},
 	} {
@@ -348,6 +348,98 @@ func TestActionCheck(t *testing.T) {
 			}
 			if tc.code == 2 && (len(log.Runs[0].Invocations) == 0 || log.Runs[0].Invocations[0].ExecutionSuccessful) {
 				t.Error("the SARIF log of an empty input claims a successful run")
+			}
+		})
+	}
+}
+
+// The checkout is the pull request's: check.sh writes the SARIF report under
+// $RUNNER_TEMP by default, and never through a symbolic link the pull request
+// committed (flipflop.sarif pointing at a script the runner runs later), nor
+// reports a file flipflop did not write.
+func TestActionSARIFNeverThroughALink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the action's scripts run under bash on Linux and macOS runners")
+	}
+	bin := tool(t, "FLIPFLOP_BIN")
+	pathDir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(pathDir, "flipflop")); err != nil {
+		t.Skip("symbolic links unsupported:", err)
+	}
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.sh")
+	const original = "#!/bin/sh\necho hello\n"
+	if err := os.WriteFile(victim, []byte(original), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checkout := t.TempDir()
+	for _, name := range []string{"kargo.yaml", "argocd.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "contradiction", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(checkout, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"flipflop.sarif": victim, "reports": outside} {
+		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "planted.sarif"), []byte(`{"runs":[{"results":[]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, sarifFile, args string
+		// inTemp: the report is written under RUNNER_TEMP; else none is.
+		inTemp bool
+		want   string
+	}{
+		{name: "default", inTemp: true},
+		{name: "a link", sarifFile: "flipflop.sarif", want: "flipflop.sarif is a symbolic link"},
+		{name: "a linked directory", sarifFile: "reports/flipflop.sarif", want: "reports is a symbolic link"},
+		{name: "a planted file left by a failed run", sarifFile: "planted.sarif", args: "--no-such-flag", want: "no SARIF report was written (exit 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, "output")
+			stdout, stderr, code := runScript(t, checkout, "check.sh", map[string]string{
+				"PATH":                pathDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+				"RUNNER_TEMP":         tmp,
+				"GITHUB_OUTPUT":       out,
+				"GITHUB_STEP_SUMMARY": "",
+				"INPUT_PATHS":         ".",
+				"INPUT_ARGS":          tc.args,
+				"INPUT_SARIF":         "true",
+				"INPUT_SARIF_FILE":    tc.sarifFile,
+				"INPUT_SUMMARY":       "false",
+			})
+			if code != 0 {
+				t.Fatalf("check.sh exited %d:\n%s%s", code, stdout, stderr)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != original {
+				t.Fatalf("the SARIF report was written through the link:\n%.200s", b)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+				t.Fatalf("files were written through the link: %v", entries)
+			}
+			outputs, _ := os.ReadFile(out)
+			m := regexp.MustCompile(`(?m)^sarif-file=(.*)$`).FindSubmatch(outputs)
+			if !tc.inTemp {
+				if m != nil {
+					t.Errorf("sarif-file=%s reported, want none", m[1])
+				}
+				if !strings.Contains(stdout, "::warning title=flipflop::") || !strings.Contains(stdout, tc.want) {
+					t.Errorf("the log does not say why no SARIF was written (%q):\n%s%s", tc.want, stdout, stderr)
+				}
+				return
+			}
+			if m == nil || !strings.HasPrefix(string(m[1]), tmp+string(filepath.Separator)) {
+				t.Fatalf("sarif-file not under RUNNER_TEMP %s: %q\n%s%s", tmp, outputs, stdout, stderr)
+			}
+			if b, err := os.ReadFile(string(m[1])); err != nil || !strings.Contains(string(b), `"shared-branch-contradiction"`) {
+				t.Errorf("no SARIF report at %s: %v", m[1], err)
 			}
 		})
 	}

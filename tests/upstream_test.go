@@ -354,7 +354,7 @@ func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 }
 
 // offeredWays are the ways a fix listing offers: the --way of each command it
-// prints ("$ flipflop fix --way WAY PATH..."), in order, once each.
+// prints ("$ flipflop fix --way WAY -- PATH..."), in order, once each.
 func offeredWays(listing string) []string {
 	var ways []string
 	for _, line := range strings.Split(listing, "\n") {

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/output"
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
@@ -19,6 +19,7 @@ var failLevels = []string{"error", "warning", "info", "never"}
 // checkFlags are the flags of `flipflop check`.
 type checkFlags struct {
 	output  string
+	out     string
 	summary string
 	color   string
 	failOn  string
@@ -31,7 +32,8 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
 	fs.StringVar(&f.color, "color", output.ColorAuto, "colour the text output: "+joinOr(output.ColorModes())+" (auto: when stdout is a terminal and NO_COLOR is unset)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
-	fs.StringVar(&f.summary, "summary", "", "also append the report as Markdown (what -o markdown prints) to this file: a GitHub job summary ($GITHUB_STEP_SUMMARY), a merge-request note")
+	fs.StringVar(&f.out, "out", "", "write the report to this file instead of standard output (a regular file, never written through a symbolic link)")
+	fs.StringVar(&f.summary, "summary", "", "also append the report as Markdown (what -o markdown prints) to this file: a GitHub job summary ($GITHUB_STEP_SUMMARY), a merge-request note (a regular file, never written through a symbolic link)")
 	f.inputs.registerAll(fs)
 	return fs, f
 }
@@ -83,8 +85,18 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		}
 		in.complete(report)
 	}
-	if err := output.Write(stdio.Out, f.output, report, opts); err != nil {
-		return err
+	if f.out == "" {
+		if err := output.Write(stdio.Out, f.output, report, opts); err != nil {
+			return err
+		}
+	} else {
+		var b bytes.Buffer
+		if err := output.Write(&b, f.output, report, opts); err != nil {
+			return err
+		}
+		if err := safefile.Write(f.out, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 	}
 	if f.summary != "" {
 		if err := appendSummary(f.summary, report, opts); err != nil {
@@ -95,21 +107,14 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 }
 
 // appendSummary appends the report as Markdown to file (GitHub gives each
-// step its own summary file, to append to).
+// step its own summary file, to append to): a regular file, never a named
+// pipe or a device, and never through a symbolic link (safefile).
 func appendSummary(file string, report *evaluator.Report, opts output.Options) error {
 	var b bytes.Buffer
 	if err := output.Write(&b, "markdown", report, opts); err != nil {
 		return err
 	}
-	w, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("--summary: %w", err)
-	}
-	if _, err := w.Write(b.Bytes()); err != nil {
-		w.Close()
-		return fmt.Errorf("--summary: %w", err)
-	}
-	if err := w.Close(); err != nil {
+	if err := safefile.Append(file, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--summary: %w", err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/export"
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
 const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
@@ -62,10 +63,10 @@ func runExport(ctx context.Context, args []string, stdio IO) error {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return usagef("export bundle: %q is a directory; remove it or give another file name", dir)
 		}
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		if err := safefile.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(dir, files["flipflop.tar.gz"], 0o644)
+		return safefile.Write(dir, files["flipflop.tar.gz"], 0o644)
 	}
 	return files.Write(dir)
 }

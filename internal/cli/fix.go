@@ -253,7 +253,8 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 
 // previewCommand returns the command line that previews a way: flipflop fix
 // with the flags given in fs (but --way and -o; only those keep accepts, when
-// not nil) and the paths.
+// not nil), then --, then the paths: a path that reads as a flag
+// ("--apply=true", a directory a pull request can add) stays a path.
 func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bool) func(fix.Way) string {
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
@@ -274,13 +275,25 @@ func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bo
 	}
 	return func(w fix.Way) string {
 		parts := append([]string{"flipflop", "fix", "--way", string(w)}, flags...)
+		parts = append(parts, "--")
 		return strings.Join(append(parts, quoted...), " ")
 	}
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
+// shellQuote quotes s for a command line flipflop prints, which is escaped
+// for the terminal afterwards (safetext): as is when nothing in it needs
+// quoting, else in single quotes, and in bash's $'...' when it holds what the
+// escaping would change (bytes that are not UTF-8, control and format
+// characters, CI log commands). There the escapes are safetext's own (\xff,
+// \u202e, \x3a), which bash reads back into the exact bytes: in single quotes
+// they would name another file (a\xff with a backslash, not the byte 0xff).
 func shellQuote(s string) string {
+	if safetext.Text(s) != s {
+		q := safetext.Quote(s)
+		return "$'" + strings.ReplaceAll(q[1:len(q)-1], "'", `\'`) + "'"
+	}
 	if shellSafe.MatchString(s) {
 		return s
 	}

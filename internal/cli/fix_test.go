@@ -44,9 +44,9 @@ func TestFixListsWaysWithCommands(t *testing.T) {
 	for _, want := range []string{
 		"shared-branch-contradiction",
 		"stage-branches          recommended",
-		"$ flipflop fix --way stage-branches --default-branch=main ../../examples/contradiction",
-		"$ flipflop fix --way no-desired-revision --default-branch=main ../../examples/contradiction",
-		"$ flipflop fix --way update-target-revision --default-branch=main ../../examples/contradiction",
+		"$ flipflop fix --way stage-branches --default-branch=main -- ../../examples/contradiction",
+		"$ flipflop fix --way no-desired-revision --default-branch=main -- ../../examples/contradiction",
+		"$ flipflop fix --way update-target-revision --default-branch=main -- ../../examples/contradiction",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the list lacks %q:\n%s", want, stdout)

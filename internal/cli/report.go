@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -12,6 +11,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/htmlreport"
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
@@ -36,7 +36,7 @@ Flags:
 func runReport(ctx context.Context, args []string, stdio IO) error {
 	var inputs inputFlags
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	out := fs.String("out", "", "write the page to this file (default: standard output)")
+	out := fs.String("out", "", "write the page to this file (default: standard output; a regular file, never written through a symbolic link)")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
 	inputs.registerAll(fs)
 	fs.SetOutput(stdio.Err)
@@ -72,7 +72,7 @@ func runReport(ctx context.Context, args []string, stdio IO) error {
 		if _, err := stdio.Out.Write(b.Bytes()); err != nil {
 			return err
 		}
-	} else if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+	} else if err := safefile.Write(*out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	return verdict(a.report, *failOn)

@@ -63,7 +63,7 @@ func TestCheckMarkdownAndSummary(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"```mermaid\nflowchart LR\n", "flipflop fix --way stage-branches --default-branch=main ../../examples/contradiction\n", "| 🔴 error |"} {
+	for _, want := range []string{"```mermaid\nflowchart LR\n", "flipflop fix --way stage-branches --default-branch=main -- ../../examples/contradiction\n", "| 🔴 error |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-o markdown lacks %q:\n%s", want, stdout)
 		}

@@ -9,11 +9,11 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 	"github.com/flipflop-dev/flipflop/policies"
 )
 
@@ -30,14 +30,22 @@ func (f Files) Paths() []string {
 	return ps
 }
 
-// Write writes the tree under dir, creating directories as needed.
+// Write writes the tree under dir, creating directories as needed. No file
+// is written through a symbolic link, dir included (safefile): the directory
+// may be in a checkout.
 func (f Files) Write(dir string) error {
+	// Every path is checked before any is written: a refusal writes nothing.
 	for _, p := range f.Paths() {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		if err := safefile.CheckDirs(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
 			return err
 		}
-		if err := os.WriteFile(full, f[p], 0o644); err != nil {
+	}
+	for _, p := range f.Paths() {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := safefile.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := safefile.Write(full, f[p], 0o644); err != nil {
 			return err
 		}
 	}

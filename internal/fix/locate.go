@@ -2,7 +2,6 @@ package fix
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
 // estate is the loaded objects with their files parsed for patching, and the
@@ -17,7 +17,10 @@ import (
 // locations (an object and a JSON pointer) to YAML nodes and edits them; it
 // never works out a fact the model holds.
 type estate struct {
-	objs     []evaluator.Object
+	objs []evaluator.Object
+	// read holds the files objs were read from, by their exact bytes: fix
+	// reads and patches no other file, whatever a finding or the model names.
+	read     map[string]bool
 	m        *evaluator.Model
 	readFile func(string) ([]byte, error)
 	sources  map[string]*source
@@ -28,10 +31,14 @@ type estate struct {
 
 func newEstate(objs []evaluator.Object, m *evaluator.Model, readFile func(string) ([]byte, error)) *estate {
 	if readFile == nil {
-		readFile = os.ReadFile
+		readFile = safefile.ReadRegular
+	}
+	read := map[string]bool{}
+	for _, o := range objs {
+		read[o.Path] = true
 	}
 	return &estate{
-		objs: objs, m: m, readFile: readFile,
+		objs: objs, m: m, readFile: readFile, read: read,
 		sources: map[string]*source{}, errs: map[string]error{}, scopes: map[string]*scope{}, stages: map[string]*stage{},
 	}
 }
@@ -46,9 +53,12 @@ func (e *estate) source(path string) (*source, error) {
 	}
 	var s *source
 	var err error
-	if path == "<stdin>" || path == "cluster" || path == "" {
+	switch {
+	case path == "<stdin>" || path == "cluster" || path == "":
 		err = fmt.Errorf("objects read from %s cannot be patched", cmpOr(path, "an unnamed input"))
-	} else {
+	case !e.read[path]:
+		err = fmt.Errorf("%s is not a file the objects were read from: fix patches only those", path)
+	default:
 		var data []byte
 		data, err = e.readFile(filepath.FromSlash(path))
 		if err == nil {

@@ -6,15 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
 // Write applies the patch to the files themselves (fix --apply). Every file
 // must lie inside one of roots (the files and directories the user gave, with
-// symbolic links resolved on both sides) and still hold the text the patch was
-// computed from; otherwise nothing is written. Each file is written to a
-// temporary file beside it first and renamed over it only when all of them
-// were written, so an error leaves every file as it was; a symbolic link to a
-// file is kept (its target is rewritten). It returns the paths written.
+// symbolic links resolved on both sides), be a regular file that is not a
+// symbolic link and that no symbolic link leads to (safefile.CheckDirs: a
+// checkout can plant links), and still hold the text the patch was computed
+// from; otherwise nothing is written. Each file is written to a temporary file
+// beside it first and renamed over it only when all of them were written, so
+// an error leaves every file as it was. It returns the paths written.
 func (p *Patch) Write(roots []string) ([]string, error) {
 	var realRoots []string
 	for _, r := range roots {
@@ -45,12 +48,21 @@ func (p *Patch) Write(roots []string) ([]string, error) {
 			cleanup()
 			return nil, fmt.Errorf("%s resolves to %s, outside the paths given: nothing was written", f.Path, target)
 		}
-		fi, err := os.Stat(target)
+		path := filepath.FromSlash(f.Path)
+		if err := safefile.CheckDirs(path); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("%w: nothing was written", err)
+		}
+		fi, err := os.Lstat(path)
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
-		cur, err := os.ReadFile(target)
+		if !fi.Mode().IsRegular() {
+			cleanup()
+			return nil, fmt.Errorf("refusing to write %s: it is %s (fix writes no file through a symbolic link, and only regular files): nothing was written", f.Path, safefile.Kind(fi.Mode()))
+		}
+		cur, err := safefile.ReadRegular(path)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -59,12 +71,12 @@ func (p *Patch) Write(roots []string) ([]string, error) {
 			cleanup()
 			return nil, fmt.Errorf("%s changed since it was read: nothing was written (run fix again)", f.Path)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".flipflop-*")
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".flipflop-*")
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
-		todo = append(todo, pending{shown: f.Path, target: target, tmp: tmp.Name()})
+		todo = append(todo, pending{shown: f.Path, target: path, tmp: tmp.Name()})
 		_, werr := tmp.Write(f.New)
 		cerr := tmp.Close()
 		if werr == nil {

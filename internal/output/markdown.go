@@ -198,7 +198,7 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 		b.WriteString(". Preview it:\n\n")
 		cmd := rec.Command
 		if cmd == "" || len(cmd) > mdMaxCommand {
-			cmd = "flipflop fix --way " + string(rec.Way) + " PATH..."
+			cmd = "flipflop fix --way " + string(rec.Way) + " -- PATH..."
 		}
 		b.WriteString(codeBlock("sh", cmd))
 		var also []string

@@ -232,3 +232,34 @@ func TestMarkdownWithoutDigest(t *testing.T) {
 		t.Errorf("no why or table:\n%s", out)
 	}
 }
+
+// GitHub finds mentions and issue references in the rendered text, outside
+// code, whatever backslash the Markdown held (github/markup#1168,
+// github/cmark-gfm#181): the patterns it acts on.
+var githubReference = regexp.MustCompile(`(?i)@[a-z0-9]|#[0-9]|\bgh-[0-9]`)
+
+// code is what GitHub leaves alone: code spans, code blocks, and the
+// destination of the rule links (an attribute, not text).
+var code = regexp.MustCompile(`(?s)<code>.*?</code>|<pre>.*?</pre>|<a href="[^"]*"`)
+
+// A job summary or a pull-request comment made of -o markdown mentions no one
+// and links no issue, whatever the names, paths and messages hold.
+func TestMarkdownMentionsNobody(t *testing.T) {
+	for _, name := range []string{"@acme/platform-team", "#12", "acme/deploy#3", "GH-4", `\@octocat`, "a@b", "x#5"} {
+		r, d := hostileMarkdownDigest(name)
+		opts := fixtureOptions()
+		opts.Digest = d
+		out := render(t, "markdown", r, opts)
+		var h bytes.Buffer
+		if err := gfm.Convert(out, &h); err != nil {
+			t.Fatal(err)
+		}
+		text := html.UnescapeString(code.ReplaceAllString(h.String(), ""))
+		if m := githubReference.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%q: GitHub would read %q as mentions or references:\n%s", name, m, out)
+		}
+		if !strings.Contains(strings.ReplaceAll(text, "\u200b", ""), safetext.Text(name)) {
+			t.Errorf("%q is not shown:\n%s", name, text)
+		}
+	}
+}

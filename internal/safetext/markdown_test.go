@@ -46,6 +46,13 @@ func textOf(out string) (tags []string, text string) {
 	return tags, html.UnescapeString(tag.ReplaceAllString(out, ""))
 }
 
+// shown is what a reader sees of rendered text: without the zero-width
+// spaces Markdown puts after "@" and "#" (a value's own are escaped by Text,
+// so every one is Markdown's).
+func shown(text string) string {
+	return strings.ReplaceAll(text, "\u200b", "")
+}
+
 // Rendered through a GFM renderer (goldmark with GitHub's extensions), every
 // value shows as its Text, and makes no element of its own: in prose, in a
 // table cell, and as a code span.
@@ -58,7 +65,7 @@ func TestMarkdownRendersAsText(t *testing.T) {
 		if strings.Join(tags, " ") != "p p" {
 			t.Errorf("prose %q renders elements %v: %s", s, tags, out)
 		}
-		if got := strings.TrimSuffix(strings.TrimPrefix(text, "Value: "), " end\n"); got != want {
+		if got := strings.TrimSuffix(strings.TrimPrefix(shown(text), "Value: "), " end\n"); got != want {
 			t.Errorf("prose %q shows %q, want %q", s, got, want)
 		}
 
@@ -72,7 +79,7 @@ func TestMarkdownRendersAsText(t *testing.T) {
 				t.Errorf("table cell %q renders <%s>: %s", s, tg, out)
 			}
 		}
-		if cell := regexp.MustCompile(`<td>(.*?)</td>`).FindStringSubmatch(out); cell == nil || html.UnescapeString(cell[1]) != strings.TrimSpace(want) {
+		if cell := regexp.MustCompile(`<td>(.*?)</td>`).FindStringSubmatch(out); cell == nil || shown(html.UnescapeString(cell[1])) != strings.TrimSpace(want) {
 			t.Errorf("table cell %q shows %q, want %q", s, cell, want)
 		}
 
@@ -106,5 +113,33 @@ func TestMarkdownLeavesPlainText(t *testing.T) {
 	}
 	if got, want := MarkdownCode("a``b"), "```a``b```"; got != want {
 		t.Errorf("MarkdownCode = %q, want %q", got, want)
+	}
+}
+
+// GitHub mentions and links references after rendering, in the text (not in
+// code): a backslash before "@" or "#" does not stop it (github/markup#1168,
+// github/cmark-gfm#181), nor does an entity (&#64;, &#35;: decoded before the
+// mention filter sees the text). These patterns are what it acts on.
+var githubReference = regexp.MustCompile(`(?i)@[a-z0-9]|#[0-9]|\bgh-[0-9]`)
+
+// A value read from input mentions nobody and links no issue where GitHub
+// renders Markdown (a job summary, a pull-request comment): in prose, in a
+// table cell.
+func TestMarkdownMentionsNobody(t *testing.T) {
+	for _, s := range []string{
+		"@team", "@acme/platform", "ping @octocat please", `\@team`, "&#64;team", "x@y",
+		"#1", "fixes #12", "acme/deploy#3", `\#4`, "&#35;5", "GH-6", "gh-7", "(#8)", "[#9]",
+		"@@a", "##1", "a@b.example",
+	} {
+		for _, src := range []string{"Value: " + Markdown(s) + " end\n", "| a | b |\n|---|---|\n| " + Markdown(s) + " | z |\n"} {
+			out := renderMarkdown(t, src)
+			_, text := textOf(out)
+			if m := githubReference.FindString(text); m != "" {
+				t.Errorf("%q renders as %q: GitHub reads %q as a reference", s, text, m)
+			}
+			if got := shown(text); !strings.Contains(got, Text(s)) {
+				t.Errorf("%q renders as %q, want it shown as %q", s, text, Text(s))
+			}
+		}
 	}
 }
