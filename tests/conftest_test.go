@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,9 +18,10 @@ var conftestArgs = []string{"test", "--combine", "--namespace", "flipflop", "--r
 
 // conftestResult is one file's results in conftest's JSON output.
 type conftestResult struct {
-	Filename string            `json:"filename"`
-	Failures []conftestFinding `json:"failures"`
-	Warnings []conftestFinding `json:"warnings"`
+	Filename  string            `json:"filename"`
+	Namespace string            `json:"namespace"`
+	Failures  []conftestFinding `json:"failures"`
+	Warnings  []conftestFinding `json:"warnings"`
 }
 
 type conftestFinding struct {
@@ -211,6 +213,96 @@ func TestCompatConftestSeedContradiction(t *testing.T) {
 			}
 			if warned == 0 || code != 0 {
 				t.Errorf("not combined: %d not-combined warnings, exit %d; want warnings and exit 0", warned, code)
+			}
+		})
+	}
+}
+
+// conftestRegoV1 is what conftest h needs to read flipflop's Rego v1: nothing
+// from v0.65 on (their default), --rego-version v1 before.
+func conftestRegoV1(h host) []string {
+	var major, minor int
+	if _, err := fmt.Sscanf(h.Version, "v%d.%d", &major, &minor); err == nil && major == 0 && minor < 65 {
+		return []string{"--rego-version", "v1"}
+	}
+	return nil
+}
+
+// conftestByNamespace runs conftest h on dir and returns the verdicts of its
+// failures and warnings by the namespace that reported them, the rules of its
+// failures, and the exit code.
+func conftestByNamespace(t *testing.T, h host, args []string, dir string) (map[string][]string, []string, int) {
+	t.Helper()
+	results, code := conftestRun(t, h, args, dir)
+	byNS := map[string][]string{}
+	var failed []string
+	for _, r := range results {
+		var vs []verdict
+		for _, f := range r.Failures {
+			failed = append(failed, f.Metadata.Rule)
+			vs = append(vs, verdictOf(f.Metadata.Rule, f.Metadata.Resources))
+		}
+		for _, f := range r.Warnings {
+			vs = append(vs, verdictOf(f.Metadata.Rule, f.Metadata.Resources))
+		}
+		if len(vs) > 0 {
+			byNS[r.Namespace] = append(byNS[r.Namespace], sortVerdicts(vs)...)
+		}
+	}
+	return byNS, failed, code
+}
+
+// The command a first-time user types, without --namespace, on every conftest
+// of the matrix: conftest's default namespace is main, and the policy folder
+// answers there with what --namespace flipflop reports (each finding once),
+// instead of "0 tests" and exit 0. Without --combine the default namespace
+// warns as flipflop's does. (A policy folder without package main gives this
+// command "0 tests" and exit 0, whatever the estate holds.)
+func TestCompatConftestDefaultNamespace(t *testing.T) {
+	t.Parallel()
+	const dir = "examples/contradiction"
+	for _, c := range hostsOf(t, "conftest") {
+		t.Run(c.String(), func(t *testing.T) {
+			base := append(append([]string{"test"}, conftestRegoV1(c)...), "-p", "bundles/conftest")
+			combined := append(slices.Clone(base), "--combine")
+			byNS, failed, code := conftestByNamespace(t, c, combined, dir)
+			if code != 1 || !slices.Contains(failed, "shared-branch-contradiction") {
+				t.Errorf("no --namespace: exit %d, failures %v; want exit 1 and shared-branch-contradiction", code, failed)
+			}
+			want := byNS["main"]
+			if len(byNS) != 1 || len(want) == 0 {
+				t.Fatalf("no --namespace: findings by namespace %v, want them in main only", byNS)
+			}
+			if got := slices.Compact(slices.Clone(want)); !slices.Equal(got, want) {
+				t.Errorf("no --namespace: a finding reported twice: %v", want)
+			}
+			byNS, _, code = conftestByNamespace(t, c, append(slices.Clone(combined), "--namespace", "flipflop"), dir)
+			if code != 1 || len(byNS) != 1 || !slices.Equal(byNS["flipflop"], want) {
+				t.Errorf("--namespace flipflop: exit %d, findings by namespace %v; want exit 1 and %v in flipflop", code, byNS, want)
+			}
+			// --all-namespaces queries both packages, main and flipflop, and
+			// conftest lists what each reports (a policy cannot tell which
+			// namespaces a run queries): each gives the findings once, and no
+			// other package (the model's, the rules') reports anything.
+			byNS, _, code = conftestByNamespace(t, c, append(slices.Clone(combined), "--all-namespaces"), dir)
+			if code != 1 || len(byNS) != 2 || !slices.Equal(byNS["main"], want) || !slices.Equal(byNS["flipflop"], want) {
+				t.Errorf("--all-namespaces: exit %d, findings by namespace %v; want exit 1 and %v in main and in flipflop", code, byNS, want)
+			}
+			// Without --combine: each document alone, a not-combined warning each.
+			results, code := conftestRun(t, c, base, dir)
+			warned := 0
+			for _, r := range results {
+				if len(r.Failures) > 0 {
+					t.Errorf("not combined: failures %v", r.Failures)
+				}
+				for _, w := range r.Warnings {
+					if w.Metadata.Rule == "not-combined" && strings.Contains(w.Msg, "--combine") {
+						warned++
+					}
+				}
+			}
+			if warned == 0 || code != 0 {
+				t.Errorf("not combined, no --namespace: %d not-combined warnings, exit %d; want warnings and exit 0", warned, code)
 			}
 		})
 	}

@@ -20,7 +20,7 @@ const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
        flipflop export bundle FILE.tar.gz
 
 Writes flipflop's policies, as embedded in this binary, for another host:
-  conftest    the policy folder for: conftest test --combine --namespace flipflop -p DIR <manifests>
+  conftest    the policy folder for: conftest test --combine -p DIR <manifests>
   gatekeeper  ConstraintTemplates, SyncSet, Config snippet, a constraint (warn) per rule under
               constraints/, one for every rule in admission/constraint.yaml, samples, gator suites;
               apply DIR, wait, then one of the two (see DIR/kustomization.yaml).

@@ -89,8 +89,9 @@ func regoSources(prefixes ...string) ([]string, map[string]string, error) {
 }
 
 // Conftest returns the conftest policy folder: the model, the rules and the
-// conftest entrypoint, tests excluded. Run it with
-// `conftest test --combine --namespace flipflop -p <dir> <manifests>`.
+// conftest entrypoints (package flipflop, and package main, conftest's default
+// namespace, which hands on flipflop's results), tests excluded. Run it with
+// `conftest test --combine -p <dir> <manifests>`.
 func Conftest() (Files, error) {
 	paths, srcs, err := regoSources("lib/", "rules/", "hosts/conftest/")
 	if err != nil {

@@ -2,6 +2,7 @@ package flipflop_test
 
 import data.flipflop
 import data.lib.flipflop.fixtures as f
+import data.main as conftest_main
 
 estate := [
 	{"path": "argocd.yaml", "line": 3, "contents": f.app("dev", "main")},
@@ -58,4 +59,18 @@ test_list_documents_are_expanded if {
 		{"path": "k.yaml", "contents": f.stage("qa", "main", [f.pin("qa")])},
 	]
 	count(flipflop.deny) == 1 with input as listed
+}
+
+# conftest's default namespace (package main) reports what package flipflop
+# reports, each result once: errors, warnings, and the not-combined warning.
+test_default_namespace_hands_on_every_result if {
+	denies := conftest_main.deny with input as estate
+	denies == flipflop.deny with input as estate
+	count(denies) == 1
+	warns := conftest_main.warn with input as estate
+	warns == flipflop.warn with input as estate
+	count(warns) > 0
+	lone := f.stage("dev", "main", [f.pin("dev")])
+	{w.rule | some w in conftest_main.warn} == {"not-combined"} with input as lone
+	count(conftest_main.deny) == 0 with input as lone
 }

@@ -1,7 +1,8 @@
 # METADATA
 # title: conftest entrypoint
 # description: |
-#   `conftest test --combine --namespace flipflop -p <bundle> DIR`: input is
+#   `conftest test --combine -p <bundle> DIR` (package main hands on this
+#   package's deny and warn; `--namespace flipflop` reads them here): input is
 #   conftest's combined array `[{path, contents}]`. Settings come from
 #   `data.flipflop_settings` (`--data` a file holding `flipflop_settings: {default_branch: ...}`).
 #   The Go evaluator queries `findings` of this same package with the same input
@@ -80,7 +81,7 @@ warn contains result(f) if {
 warn contains {
 	"msg": concat(" ", [
 		"[not-combined] flipflop needs every document at once: run conftest with --combine",
-		"(conftest test --combine --namespace flipflop -p <policy> <dir>).",
+		"(conftest test --combine -p <policy> <dir>).",
 		"Checked one document at a time, no finding can be made.",
 	]),
 	"rule": "not-combined",
