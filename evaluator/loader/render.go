@@ -321,6 +321,9 @@ func oneReadingEach(rs []reading) []evaluator.Object {
 		}
 	}
 	if len(kustomized) == 0 {
+		if len(rs) == 0 {
+			return nil
+		}
 		out := make([]evaluator.Object, len(rs))
 		for i, r := range rs {
 			out[i] = r.obj
