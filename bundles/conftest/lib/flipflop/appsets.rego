@@ -283,27 +283,57 @@ cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_k
 ]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
-# other generators that agree with it on every merge key. The overlays are
-# grouped by their merge-key values once (merge_index), and each base set looks
-# its group up, instead of comparing every base with every overlay.
-merged(sets, keys) := [object.union_n(layers) |
-	index := merge_index(sets, keys)
+# other generators that agree with it on every merge key, as Argo CD's merge
+# generator does (applicationset/generators/merge.go): it keys every
+# generator's sets by their merge-key values and fails when a generator has two
+# sets under one key, or when no merge key is given. Such a merge generates
+# nothing Argo CD would apply (the ApplicationSet reports the error and its
+# Applications stay as they are), so it yields a parameter set nobody can know.
+# Otherwise each base set meets at most one set of each other generator: the
+# overlays are grouped by their merge-key values once (merge_index), and each
+# base set looks its group up, so every set is touched a constant number of
+# times (one merge key shared by every set of two lists of n elements made n²
+# overlays).
+merged(sets, keys) := [unknown_set] if {
+	not mergeable(sets, merge_keyset(keys))
+} else := [object.union_n(layers) |
+	keyset := merge_keyset(keys)
+	index := merge_index(sets, keyset)
 	some base in sets[0]
-	overlays := object.get(index, [merge_values(base, keys)], [])
+	overlays := object.get(index, [merge_values(base, keyset)], [])
 	elements := array.concat(base[element_key], [e | some o in overlays; some e in o[element_key]])
 	layers := [x | some part in [[base], overlays, [{element_key: elements}]]; some x in part]
 ]
 
-# merge_values: a parameter set's values of the merge keys (null when absent).
-# regal ignore:superfluous-object-get
-merge_values(o, keys) := [object.get(o, k, null) | some k in keys]
+# merge_keyset: the merge keys, as a set (Argo CD removes repeated keys).
+merge_keyset(keys) := {k | some k in keys}
+
+# mergeable: at least one merge key, and no generator with two sets of the same
+# merge-key values.
+mergeable(sets, keyset) if {
+	count(keyset) > 0
+	every set in sets {
+		count({merge_values(o, keyset) | some o in set}) == count(set)
+	}
+}
+
+# merge_values: a parameter set's values of the merge keys, as an object of the
+# keys it holds with a value that is not null (Argo CD compares the JSON of
+# {key: value} over every merge key, an absent or null value being null). It is
+# built from the set's own keys, so its cost is the set's size, whatever the
+# number of merge keys.
+merge_values(o, keyset) := {k: v |
+	some k, v in o
+	k in keyset
+	v != null
+}
 
 # merge_index groups the overlay sets (those of sets[1:]) by merge_values, each
 # group in the order of the generators and their elements. Grouping sorts the
 # rows by [values, generator, element] and cuts the runs of equal values (a
 # grouping comprehension would compare every row with every group).
-merge_index(sets, keys) := {rows[start][0]: [r[3] | some r in array.slice(rows, start, bounds[n + 1])] |
-	rows := sort([[merge_values(o, keys), i, j, o] |
+merge_index(sets, keyset) := {rows[start][0]: [r[3] | some r in array.slice(rows, start, bounds[n + 1])] |
+	rows := sort([[merge_values(o, keyset), i, j, o] |
 		some i, set in sets
 		i > 0
 		some j, o in set
