@@ -66,6 +66,8 @@ import (
 //     bytes its templates would render to, as well as by its parameter sets
 //     (its templates marshalled, its elements' values measured), before any is
 //     built.
+//   - 711.2, budget kept: the generators of each ApplicationSet are read for
+//     the loader's mark of a git generator its --repo-root budget left.
 const EvaluationBudget = 720
 
 // Evaluations evaluates every rule over objs, as Evaluate does, with OPA's

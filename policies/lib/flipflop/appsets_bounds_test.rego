@@ -194,3 +194,29 @@ test_merge_on_one_key_is_linear if {
 	sum([count(a.generator.elements) | some a in records]) <= 2 * n
 	bytes(records) <= 2 * count(json.marshal(set))
 }
+
+# ---------------------------------------------------------------------------
+# --repo-root: git generators the loader's budget left as written.
+
+# A git generator the loader left as written (evaluator/loader, gitBudget:
+# the git generators of a run expand into at most 20,000 parameter sets) is
+# read as one nobody can know, beside the ApplicationSet's other generators,
+# and the warning names its ApplicationSet and the bound.
+test_git_generator_not_expanded_is_named if {
+	cut := {
+		"git": {"repoURL": f.repo, "revision": "HEAD", "directories": [{"path": "envs/*"}]},
+		"x-flipflop-not-expanded": {"bound": "parameter sets", "limit": 20000},
+	}
+	set := f.application_set("apps", "cut", {"goTemplate": true, "template": grid_template, "generators": [cut, elements_of([{"x": "1", "y": "2"}])]})
+	records := appsets.generated with input as f.estate([set])
+	[[a.name_pattern, a.generator_params_known] | some a in records] == [["grid-*-*", false], ["grid-1-2", true]]
+	some x in flipflop.findings with input as f.estate([set])
+	x.rule == "oversized-applicationset"
+	x.message == concat(" ", [
+		"ApplicationSet apps/cut: 1 of its git generators were not expanded from --repo-root: with them, the git generators",
+		"of this run would expand into more than the 20000 parameter sets flipflop expands from checkouts in one run.",
+		"They are read as git generators whose parameters cannot be known (as without --repo-root):",
+		"what their Applications track and their names are unknown, so no finding depends on them.",
+	])
+	x.details.repoRootBound == "parameter sets"
+}

@@ -17,7 +17,11 @@
 #   more than eight times the text of its templates (a large spec.template
 #   under thousands of generators with templates of their own), nothing of it
 #   is rendered: one Application whose name, metadata and source are all
-#   unknown stands for it.
+#   unknown stands for it. With --repo-root, the git generators of a run are
+#   expanded from the checkout within one budget (20,000 parameter sets,
+#   --max-file-size bytes of parameters, 4,000,000 paths matched), in the order
+#   of the files: those past it are read as git generators whose parameters
+#   cannot be known, and their ApplicationSets are named here too.
 # related_resources:
 #   - ref: https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/Generators-Matrix/
 #     description: Argo CD, the Matrix generator (every combination of its two children)
@@ -74,6 +78,29 @@ report contains finding if {
 			"maxPerApplicationSet": appsets.max_per_appset, "maxTotal": appsets.max_total,
 			"renderedBytes": o.bytes, "maxBytesPerApplicationSet": appsets.max_bytes_per_appset,
 			"maxTotalBytes": appsets.max_total_bytes, "templatesRendered": o.templates_rendered,
+		},
+	)
+}
+
+report contains finding if {
+	some o in appsets.not_expanded
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"ApplicationSet %s: %d of its git generators were not expanded from --repo-root: with them, the git generators",
+				"of this run would expand into more than the %d %s flipflop expands from checkouts in one run.",
+				"They are read as git generators whose parameters cannot be known (as without --repo-root):",
+				"what their Applications track and their names are unknown, so no finding depends on them.",
+			]),
+			[name(o.ref), o.generators, o.bound.limit, o.bound.bound],
+		),
+		[o.ref],
+		sprintf("ApplicationSet/%s/%s/repo-root", [o.ref.namespace, o.ref.name]),
+		result.nothing,
+		{
+			"applicationSet": name(o.ref), "bound": "repo-root", "gitGenerators": o.generators,
+			"repoRootBound": o.bound.bound, "repoRootLimit": o.bound.limit,
 		},
 	)
 }

@@ -280,6 +280,26 @@ bound(i) := "per-appset" if {
 	costs[i] > max_per_appset
 } else := "total"
 
+# not_expanded lists the ApplicationSets holding git generators (or matrices of
+# one) that the loader's budget for --repo-root left as written
+# (evaluator/loader, gitBudget: N ApplicationSets over a checkout of D
+# directories would make N x D parameter sets), with how many and the bound
+# passed ({"bound", "limit"}). Such a generator is read as one nobody can
+# know, as a git generator is without a checkout.
+not_expanded := [{"ref": o.ref, "generators": count(marks), "bound": marks[0]} |
+	some o in objects.application_sets
+	marks := [m |
+		some g in objects.array_at(o.obj, ["spec", "generators"])
+		some c in array.concat([g], children(g))
+		some x in array.concat([c], children(c))
+		m := x[not_expanded_key]
+		is_object(m)
+	]
+	count(marks) > 0
+]
+
+not_expanded_key := "x-flipflop-not-expanded"
+
 # generator_types are the keys of a generator that name its kind; each kind
 # can carry its own template (spec.generators[].list.template, ...), which
 # Argo CD merges over spec.template. The templates of the generators nested in
