@@ -62,6 +62,12 @@ import (
 //   - 710.3, budget kept: the step-config tables are a partial rule read by
 //     key, so a query builds those of the step kinds its estate uses (about
 //     2,300 evaluations a query: 1 per object here, a third of a small one).
+//   - 711.0 (from 710.3), budget kept: an ApplicationSet is counted by the
+//     bytes its templates would render to, as well as by its parameter sets
+//     (its templates marshalled, its elements' values measured), before any is
+//     built.
+//   - 711.2, budget kept: the generators of each ApplicationSet are read for
+//     the loader's mark of a git generator its --repo-root budget left.
 const EvaluationBudget = 720
 
 // Evaluations evaluates every rule over objs, as Evaluate does, with OPA's

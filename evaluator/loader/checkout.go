@@ -15,10 +15,28 @@ import (
 type gitReader struct {
 	roots     []RepoRoot
 	checkouts []*checkout // by index in roots
+	budget    gitBudget
 }
 
 func newGitReader(roots []RepoRoot) *gitReader {
-	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots))}
+	bytes := roots[0].maxFileSize()
+	for _, r := range roots[1:] {
+		bytes = min(bytes, r.maxFileSize())
+	}
+	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots)), budget: newGitBudget(bytes)}
+}
+
+// work is how many directory entries and candidate paths the checkouts have
+// matched a pattern against so far, and produced how many bytes of
+// parameters.
+func (g *gitReader) work() (work int, bytes int64) {
+	for _, c := range g.checkouts {
+		if c != nil {
+			work += c.examined
+			bytes += c.produced
+		}
+	}
+	return work, bytes
 }
 
 // rootFor returns the checkout of the first root that checks out repoURL (or
@@ -51,6 +69,12 @@ type checkout struct {
 	insides map[string]bool    // insideRoot, by path
 	files   map[string]paramsFile
 
+	// examined counts the directory entries and candidate paths matched
+	// against a pattern; produced, the bytes of the parameters built (a
+	// file's size, a path's length): what the budget (gitBudget) charges.
+	examined int
+	produced int64
+
 	walked  bool
 	tree    dirNode  // the directories the walk found, under the root
 	all     []string // the same, in walk order
@@ -70,6 +94,7 @@ type dirRead struct {
 // that stops the generator.
 type paramsFile struct {
 	content map[string]any
+	size    int64 // bytes read
 	err     error
 }
 
@@ -118,19 +143,21 @@ type dirNode struct {
 
 // match appends the directories under n whose paths from n match segs, one
 // path.Match pattern per segment.
-func (n *dirNode) match(segs []string, out []string) []string {
+// examined counts the children matched against a pattern.
+func (n *dirNode) match(segs []string, out []string, examined *int) []string {
 	if len(segs) == 0 {
 		return append(out, n.rel)
 	}
 	if !strings.ContainsAny(segs[0], "*?") {
 		if ch := n.byName[segs[0]]; ch != nil {
-			out = ch.match(segs[1:], out)
+			out = ch.match(segs[1:], out, examined)
 		}
 		return out
 	}
+	*examined += len(n.children)
 	for _, ch := range n.children {
 		if ok, _ := path.Match(segs[0], ch.name); ok {
-			out = ch.match(segs[1:], out)
+			out = ch.match(segs[1:], out, examined)
 		}
 	}
 	return out
@@ -213,12 +240,18 @@ func (c *checkout) params(p, rel string) (map[string]any, error) {
 	if !ok {
 		if b, lerr := readParamsFile(p, rel, c.maxFileSize()); lerr != nil {
 			f.err = fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
-		} else if content, lerr := decodeParamsFile(rel, b); lerr != nil {
-			f.err = fmt.Errorf("git files generator: %v", lerr)
 		} else {
-			f.content = content
+			f.size = int64(len(b))
+			if content, lerr := decodeParamsFile(rel, b); lerr != nil {
+				f.err = fmt.Errorf("git files generator: %v", lerr)
+			} else {
+				f.content = content
+			}
 		}
 		c.files[p] = f
+	}
+	if f.err == nil {
+		c.produced += f.size // one more parameter set holds it
 	}
 	return f.content, f.err
 }
@@ -277,6 +310,7 @@ func (c *checkout) globDir(dir, pattern string, matches []string) ([]string, err
 		return matches, nil
 	}
 	entries, _ := c.readDir(dir) // sorted by name, as Glob sorts the names
+	c.examined += len(entries)
 	for _, e := range entries {
 		matched, err := filepath.Match(pattern, e.Name())
 		if err != nil {

@@ -201,20 +201,107 @@ func expandGenerator(g any, gr *gitReader, goTemplate bool) (any, bool, error) {
 	if !ok {
 		return g, false, nil
 	}
+	if git["directories"] == nil && git["files"] == nil {
+		return g, false, nil
+	}
+	if gr.budget.over != "" {
+		return notExpanded(gm, gr.budget), true, nil
+	}
+	work, bytes := gr.work()
 	var elems []any
 	var err error
-	switch {
-	case git["directories"] != nil:
+	if git["directories"] != nil {
 		elems, err = directoryParams(root, git, goTemplate)
-	case git["files"] != nil:
+	} else {
 		elems, err = fileParams(root, git, goTemplate)
-	default:
-		return g, false, nil
 	}
 	if err != nil {
 		return g, false, err
 	}
+	workAfter, bytesAfter := gr.work()
+	if !gr.budget.take(len(elems), bytesAfter-bytes, workAfter-work) {
+		return notExpanded(gm, gr.budget), true, nil
+	}
 	return expandedList(gm, git, elems), true, nil
+}
+
+// The git generators of a run are expanded within one budget (gitBudget):
+// each ApplicationSet's generators are expanded on their own, so N
+// ApplicationSets over a checkout of D directories made N×D parameter sets
+// from N short generators (250 of them, 132 KB, over 2,000 directories:
+// 500,000 sets, 1.3 GB; 500, 2.7 GB), a files generator's file was copied
+// into every ApplicationSet that reads it, and a matrix of a list of L
+// elements with a git child made L×D. The budget holds the parameter sets, the
+// bytes they hold (a file's size for each set built from it) and the directory
+// entries and paths matched against a pattern, over the whole run, in the
+// order of the files. A generator that would pass it, and every one after it,
+// is left as it is written, marked with notExpandedKey (the bound it passed),
+// and read by the policies as a generator nobody can know; the
+// oversized-applicationset warning names its ApplicationSet.
+var (
+	// maxGitParamSets is twice the parameter sets the policies build in all
+	// (appsets.rego, max_total), so that they, not the order of the files,
+	// still choose which ApplicationSets to build when there are more.
+	maxGitParamSets = 20000
+	// maxGitWork bounds the directory entries and paths matched (a path.Match
+	// each): about a second.
+	maxGitWork = 4000000
+)
+
+// notExpandedKey marks a git generator (or a matrix holding one) that the
+// budget left as written: its value names the bound passed ({"bound":
+// "parameter sets", "bytes" or "paths", "limit": n}).
+// policies/lib/flipflop/appsets.rego reads it.
+const notExpandedKey = "x-flipflop-not-expanded"
+
+// gitBudget is what the git generators of one run may still expand into (the
+// bytes: the smallest --max-file-size of the roots, what one file may hold);
+// over names the first bound passed, after which nothing more is expanded.
+type gitBudget struct {
+	sets, work int
+	bytes      int64
+	limits     map[string]int64 // the bounds, by name
+	over       string
+}
+
+func newGitBudget(bytes int64) gitBudget {
+	return gitBudget{sets: maxGitParamSets, work: maxGitWork, bytes: bytes, limits: map[string]int64{
+		"parameter sets": int64(maxGitParamSets), "bytes": bytes, "paths": int64(maxGitWork),
+	}}
+}
+
+// take charges one expansion to the budget and reports whether it fits.
+func (b *gitBudget) take(sets int, bytes int64, work int) bool {
+	b.sets -= sets
+	b.bytes -= bytes
+	b.work -= work
+	switch {
+	case b.over != "":
+	case b.sets < 0:
+		b.over = "parameter sets"
+	case b.bytes < 0:
+		b.over = "bytes"
+	case b.work < 0:
+		b.over = "paths"
+	}
+	return b.over == ""
+}
+
+// notExpanded is generator gm as written, marked as left by budget b.
+func notExpanded(gm map[string]any, b gitBudget) map[string]any {
+	ng := make(map[string]any, len(gm)+1)
+	for k, v := range gm {
+		ng[k] = v
+	}
+	ng[notExpandedKey] = map[string]any{"bound": b.over, "limit": b.limits[b.over]}
+	return ng
+}
+
+// isNotExpanded reports whether g was left by the budget.
+func isNotExpanded(g any) bool {
+	gm, _ := g.(map[string]any)
+	_, ok := gm[notExpandedKey]
+	return ok
 }
 
 // expandedList is the list generator that stands for generator gm, whose
@@ -269,10 +356,11 @@ func directoryParams(c *checkout, git map[string]any, goTemplate bool) ([]any, e
 			candidates = slices.Clone(all) // sorted below: not the walk's own
 			break
 		}
-		candidates = tree.match(strings.Split(p, "/"), candidates)
+		candidates = tree.match(strings.Split(p, "/"), candidates, &c.examined)
 	}
 	slices.Sort(candidates)
 	candidates = slices.Compact(candidates)
+	c.examined += len(candidates) * (len(include) + len(exclude))
 	var dirs []string
 	for _, rel := range candidates {
 		if matchAny(include, rel) && !matchAny(exclude, rel) {
@@ -282,6 +370,7 @@ func directoryParams(c *checkout, git map[string]any, goTemplate bool) ([]any, e
 	elems := make([]any, 0, len(dirs))
 	for _, d := range dirs {
 		elems = append(elems, pathParams(d, goTemplate, false))
+		c.produced += pathBytes(d)
 	}
 	return elems, nil
 }
@@ -325,6 +414,7 @@ func fileParams(c *checkout, git map[string]any, goTemplate bool) ([]any, error)
 				return nil, err
 			}
 			params := pathParams(filepath.ToSlash(rel), goTemplate, true)
+			c.produced += pathBytes(rel)
 			for k, v := range content {
 				if goTemplate {
 					params[k] = v
@@ -386,6 +476,10 @@ func decodeParamsFile(shown string, data []byte) (map[string]any, *evaluator.Loa
 	}
 	return m, nil
 }
+
+// pathBytes is what the path parameters of path p hold, at most: the path,
+// its base name twice and its segments, and their keys.
+func pathBytes(p string) int64 { return int64(4*len(p)) + 128 }
 
 // pathParams builds the path parameters of Argo CD's git generators.
 func pathParams(p string, goTemplate, file bool) map[string]any {

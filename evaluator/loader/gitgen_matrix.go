@@ -53,6 +53,9 @@ func expandMatrixWithParams(gm map[string]any, children []any, gr *gitReader, go
 		if !changed {
 			return gm, true, false, nil // the first generator's repository is not checked out
 		}
+		if isNotExpanded(ng) {
+			return notExpanded(gm, gr.budget), true, true, nil
+		}
 		l, _ := ng.(map[string]any)["list"].(map[string]any)
 		sets = asSlice(l["elements"])
 	default:
@@ -75,7 +78,14 @@ func expandMatrixWithParams(gm map[string]any, children []any, gr *gitReader, go
 		if !changed {
 			return gm, true, false, nil
 		}
+		if isNotExpanded(ng) {
+			return notExpanded(gm, gr.budget), true, true, nil
+		}
 		l, _ := ng.(map[string]any)["list"].(map[string]any)
+		// Each combined set holds the first generator's parameters again.
+		if !gr.budget.take(0, int64(len(asSlice(l["elements"])))*valueBytes(params, gr.budget.bytes), 0) {
+			return notExpanded(gm, gr.budget), true, true, nil
+		}
 		for _, e := range asSlice(l["elements"]) {
 			em, _ := e.(map[string]any)
 			combined := map[string]any{}
@@ -93,6 +103,35 @@ func expandMatrixWithParams(gm map[string]any, children []any, gr *gitReader, go
 	}
 	matrix, _ := gm["matrix"].(map[string]any)
 	return expandedList(gm, matrix, elems), true, true, nil
+}
+
+// valueBytes is the bytes of v's keys and scalars, counted up to limit (past
+// it, the count stops).
+func valueBytes(v any, limit int64) int64 {
+	var n int64
+	var walk func(v any)
+	walk = func(v any) {
+		if n > limit {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				n += int64(len(k))
+				walk(x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		case string:
+			n += int64(len(t))
+		default:
+			n += 8
+		}
+	}
+	walk(v)
+	return n
 }
 
 // templated reports whether a git generator's repository, revision or paths

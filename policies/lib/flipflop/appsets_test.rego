@@ -229,6 +229,66 @@ test_merge_without_matching_key_keeps_base if {
 	[[a.name, a.sources[0].raw_revision] | some a in records] == [["guestbook-dev", "main"], ["guestbook-qa", "main"]]
 }
 
+# Argo CD's merge generator (applicationset/generators/merge.go) on input it
+# accepts: three generators, two merge keys (one absent from some sets: null),
+# each base set overlaid by the one set of each other generator that agrees
+# with it on both keys, the later generator winning and objects merged deeply
+# (goTemplate: mergo.Merge); a set no base agrees with is dropped. The result,
+# provenance included, is what flipflop built before its merge was made linear
+# (this test passes on both).
+test_merge_matches_argo_cd_on_unique_keys if {
+	merge := {"merge": {"mergeKeys": ["env", "region", "env"], "generators": [
+		elements_of([
+			{"env": "dev", "region": "eu", "values": {"branch": "main"}},
+			{"env": "dev", "region": "us", "values": {"branch": "main"}},
+			{"env": "qa", "values": {"branch": "main"}},
+		]),
+		elements_of([
+			{"env": "dev", "region": "us", "values": {"branch": "env/dev-us"}},
+			{"env": "qa", "values": {"branch": "env/qa"}, "tier": "web"},
+			{"env": "prod", "values": {"branch": "env/prod"}},
+		]),
+		elements_of([
+			{"env": "qa", "region": null, "values": {"branch": "env/qa-final"}},
+			{"env": "dev", "region": "eu", "values": {"extra": "x"}},
+		]),
+	]}}
+	template := json.patch(go_template, [
+		{"op": "replace", "path": "/metadata/name", "value": "{{.env}}-{{.region}}-{{.tier}}-{{.values.extra}}"},
+	])
+	records := appsets.generated with input as f.estate([go_set([merge], template)])
+	[[a.name, a.sources[0].raw_revision, [e.path | some e in a.generator.elements]] | some a in records] == [
+		["dev-eu-<no value>-x", "main", ["/spec/generators/0/merge/generators/0/list/elements/0", "/spec/generators/0/merge/generators/2/list/elements/1"]],
+		["dev-us-<no value>-<no value>", "env/dev-us", ["/spec/generators/0/merge/generators/0/list/elements/1", "/spec/generators/0/merge/generators/1/list/elements/0"]],
+		["qa-<no value>-web-<no value>", "env/qa-final", [
+			"/spec/generators/0/merge/generators/0/list/elements/2",
+			"/spec/generators/0/merge/generators/1/list/elements/1",
+			"/spec/generators/0/merge/generators/2/list/elements/0",
+		]],
+	]
+}
+
+# Argo CD fails a merge whose generators, base or not, hold two sets with the
+# same merge-key values, or that names no merge key (merge.go:
+# ErrNonUniqueParamSets, ErrNoMergeKeys): the ApplicationSet then generates
+# nothing Argo CD applies, so its Applications are unknown. A child's selector
+# filters its sets before they are keyed, as in Argo CD.
+test_merge_that_argo_cd_rejects_is_unknown if {
+	twice := [{"env": "qa", "values": {"branch": "env/qa"}}, {"env": "qa", "values": {"branch": "env/qa2"}}]
+	[a.generator_params_known | some a in appsets.generated] == [false] with input as f.estate([merge_set(["env"], twice)])
+	[a.generator_params_known | some a in appsets.generated] == [false] with input as f.estate([merge_set([], [{"env": "qa"}])])
+	base_twice := go_set([{"merge": {"mergeKeys": ["env"], "generators": [elements_of([{"env": "dev"}, {"env": "dev"}]), elements_of([{"env": "dev"}])]}}], go_template)
+	[a.generator_params_known | some a in appsets.generated] == [false] with input as f.estate([base_twice])
+	selected := go_set(
+		[{"merge": {"mergeKeys": ["env"], "generators": [
+			elements_of(envs),
+			{"list": {"elements": [{"env": "qa", "values": {"branch": "env/qa1"}, "keep": "yes"}, {"env": "qa", "values": {"branch": "env/qa2"}}]}, "selector": {"matchLabels": {"keep": "yes"}}},
+		]}}],
+		go_template,
+	)
+	revisions == ["env/dev", "env/qa1"] with input as f.estate([selected])
+}
+
 # ---------------------------------------------------------------------------
 # templatePatch
 

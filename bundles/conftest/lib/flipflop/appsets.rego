@@ -11,15 +11,19 @@
 #   Applications live in the ApplicationSet's namespace.
 #
 #   A matrix multiplies: two lists of 200 elements make 40,000 Applications, and
-#   each doubling of the lists quadruples them. The parameter sets of each
-#   ApplicationSet are therefore counted before any is built (from the sizes of
-#   its list generators), and an ApplicationSet is expanded only when it makes at
-#   most max_per_appset of them and the estate at most max_total in all (the
+#   each doubling of the lists quadruples them; and each Application costs the
+#   text its template renders to. The parameter sets of each ApplicationSet and
+#   the bytes they render to are therefore counted before any is built (from the
+#   sizes of its list generators, its templates and its values), and an
+#   ApplicationSet is expanded only when it makes at most max_per_appset units
+#   (a set, or unit_bytes of text) and the estate at most max_total in all (the
 #   smaller ApplicationSets first). One over a bound is rendered as if its
-#   generators were ones nobody can know (one Application per template, whose
-#   unknown values match nothing and whose name is a pattern), so nothing is
-#   concluded from the Applications it was not expanded into, and the
-#   oversized-applicationset rule says so.
+#   generators were ones nobody can know (one Application per distinct template,
+#   whose unknown values match nothing and whose name is a pattern; one
+#   Application of which nothing is known when even that would cost too much),
+#   so nothing is concluded from the Applications it was not expanded into, and
+#   the oversized-applicationset rule says so. A merge generator touches each
+#   set a constant number of times (see merged).
 package lib.flipflop.appsets
 
 import data.lib.flipflop.application
@@ -42,7 +46,9 @@ generated := [app |
 # applications renders the Applications of objects.application_sets[i] (o):
 # one per selected parameter set of each generator; for one not expanded (see
 # Bounds), one per distinct template its generators render, from a parameter
-# set nobody can know.
+# set nobody can know; and when even those would cost more than
+# max_unknown_ratio times its templates' own text, one Application of which
+# nothing is known.
 applications(i, o, spec, go, ns) := [app |
 	some gi, g in objects.array_at(spec, ["generators"])
 	template := object.union(objects.object_at(spec, ["template"]), own_template(g))
@@ -52,11 +58,25 @@ applications(i, o, spec, go, ns) := [app |
 	app := render(spec, template, p, go, o, ns, template_path(g, gi))
 ] if {
 	expanded(i)
-} else := [render(spec, t[0], unknown_set, go, o, ns, t[1]) |
-	some t in {[object.union(objects.object_at(spec, ["template"]), own_template(g)), template_path(g, gi)] |
-		some gi, g in objects.array_at(spec, ["generators"])
-	}
-]
+} else := [render(spec, t[0], unknown_set, go, o, ns, t[1]) | some t in templates(spec)] if {
+	templates_fit(i)
+} else := [nothing_known(spec, go, o, ns)]
+
+# templates lists the distinct [template, template path] pairs an
+# ApplicationSet's generators render: each generator's own template merged over
+# spec.template. The own templates are told apart first, so spec.template is
+# merged once per distinct own template, not once per generator.
+templates(spec) := {[object.union(objects.object_at(spec, ["template"]), t[0]), t[1]] | some t in own_templates(spec)}
+
+own_templates(spec) := {[own_template(g), template_path(g, gi)] | some gi, g in objects.array_at(spec, ["generators"])}
+
+# nothing_known is the one Application read for an ApplicationSet whose
+# templates are not rendered either: its name a pattern every name matches,
+# its one source and its metadata unknown, its auto-sync unknown.
+nothing_known(spec, go, o, ns) := object.union(app, {"metadata_known": false, "auto_sync": "unknown"}) if {
+	template := {"metadata": {"name": "{{unknown}}"}, "spec": {"source": {"repoURL": "{{unknown}}", "targetRevision": "{{unknown}}"}}}
+	app := render(object.remove(spec, ["templatePatch"]), template, unknown_set, go, o, ns, "/spec/template")
+}
 
 # unknown_set is a parameter set nobody can know.
 unknown_set := {"unknown_params": true, element_key: []}
@@ -73,12 +93,104 @@ max_per_appset := 5000
 
 max_total := 10000
 
+# A parameter set costs what its Application's template renders to, not one
+# unit: 10,000 sets of a 16 KB template are 160 MB of text (and about 20 bytes
+# of memory per byte). So the bounds count units: a parameter set is one unit,
+# or one per unit_bytes of the text its Application renders to (rendered_bytes),
+# whichever is more. One ApplicationSet is built only within max_per_appset
+# units (max_bytes_per_appset of text), and all of them within max_total
+# (max_total_bytes): what the bounds let through costs about as much as
+# max_total Applications of ordinary templates (the largest real-world
+# template, rendered, is 1.4 KB), whatever their templates say.
+unit_bytes := 2048
+
+max_bytes_per_appset := max_per_appset * unit_bytes
+
+max_total_bytes := max_total * unit_bytes
+
 # sizes lists, for each ApplicationSet (as objects.application_sets), how many
 # parameter sets its generators would build at most: counted from the sizes of
 # its list generators, before any set is built.
 sizes := [sum([size2(g) | some g in objects.array_at(o.obj, ["spec", "generators"])]) |
 	some o in objects.application_sets
 ]
+
+# rendered lists, for each ApplicationSet, how many bytes of text its
+# Applications would render to at most, counted before any is rendered (see
+# rendered_bytes).
+rendered := [rendered_bytes(objects.object_at(o.obj, ["spec"])) | some o in objects.application_sets]
+
+# costs lists, for each ApplicationSet, the units it counts against the bounds.
+costs := [max([n, ceil(rendered[i] / unit_bytes)]) | some i, n in sizes]
+
+# rendered_bytes bounds the text an ApplicationSet's Applications render to:
+# for each generator, its parameter sets (size2) times what one of them renders
+# to, at most: the template's text (spec.template, the generator's own template
+# and the templatePatch, as JSON) with every placeholder replaced by the longest
+# value the generator's elements hold (or the unknown marker, if longer). A
+# placeholder is counted at every "{{", and a value by its JSON text: neither
+# can be undercounted. All of it is read once from the ApplicationSet's own
+# text: linear in its size.
+rendered_bytes(spec) := sum(per_generator) if {
+	template := json.marshal(objects.object_at(spec, ["template"]))
+	patch := patch_text(spec)
+	base := {"bytes": count(template) + count(patch), "placeholders": placeholders(template) + placeholders(patch)}
+	per_generator := [n | some g in objects.array_at(spec, ["generators"]); n := size2(g) * per_set_bytes(base, g)]
+}
+
+per_set_bytes(base, g) := (base.bytes + count(own)) + ((base.placeholders + placeholders(own)) * value_bytes(g)) if {
+	own := json.marshal(own_template(g))
+}
+
+patch_text(spec) := spec.templatePatch if is_string(spec.templatePatch)
+
+else := ""
+
+placeholders(text) := strings.count(text, "{{")
+
+# value_bytes: the longest text a placeholder of generator g can become: the
+# longest scalar value (as JSON) of the list elements it or its children hold,
+# at the two levels flatten reads, or the unknown marker.
+value_bytes(g) := max(array.concat([count(unknown)], [n |
+	some e in elements2(g)
+	is_object(e)
+	some v in array.concat([x | some x in e], [y | some x in e; is_object(x); some y in x])
+	not is_object(v)
+	not is_array(v)
+	n := count(json.marshal(v))
+]))
+
+# elements2 and elements1 list the list elements level2 and level1 read: a
+# generator's own, and those of the children of its matrix or merge.
+elements2(g) := [e | some c in array.concat([g], children(g)); some e in elements1(c)]
+
+elements1(g) := [e | some c in array.concat([g], children(g)); some e in objects.array_at(c, ["list", "elements"])]
+
+children(g) := array.concat(objects.array_at(g, ["matrix", "generators"]), objects.array_at(g, ["merge", "generators"]))
+
+# max_unknown_ratio: an ApplicationSet not expanded renders each of its distinct
+# templates once, from a parameter set nobody can know, when that costs at most
+# this many times the text of its templates (spec.template, the templatePatch
+# and every generator's own template, each generator counted at least 16 bytes,
+# the size of `{"clusters":{}}`); otherwise nothing of it is rendered
+# (nothing_known). A large spec.template merged under thousands of distinct
+# generator templates would cost their product. (Its list elements are not
+# read: they may be the many thousands a checkout gave.)
+max_unknown_ratio := 8
+
+templates_fit(i) if {
+	spec := objects.object_at(objects.application_sets[i].obj, ["spec"])
+	template := json.marshal(objects.object_at(spec, ["template"]))
+	patch := patch_text(spec)
+	per_template := (count(template) + count(patch)) + ((placeholders(template) + placeholders(patch)) * count(unknown))
+	cost := sum([n |
+		some t in own_templates(spec)
+		own := json.marshal(t[0])
+		n := (per_template + count(own)) + (placeholders(own) * count(unknown))
+	])
+	written := sum([max([16, count(json.marshal(own_template(g)))]) | some g in objects.array_at(spec, ["generators"])])
+	cost <= max_unknown_ratio * ((count(template) + count(patch)) + written)
+} else := false
 
 # size2 and size1 count what level2 and level1 build: a matrix the product of
 # its children, a merge the sum of its children's sets (it combines them all,
@@ -99,14 +211,15 @@ size0(g) := count(g.list.elements) if is_array(g.list.elements)
 
 else := 1
 
-# within lists the sizes of the ApplicationSets under max_per_appset.
-within := [n | some n in sizes; n <= max_per_appset]
+# within lists the units of the ApplicationSets under max_per_appset.
+within := [n | some n in costs; n <= max_per_appset]
 
-# threshold is the largest size up to which every ApplicationSet is expanded:
-# max_per_appset when the ApplicationSets under it make at most max_total in all;
-# otherwise the largest power of two t for which those of size at most t do
-# (a few sums over the sizes, not a running total per ApplicationSet). The
-# smaller ApplicationSets are expanded first, whatever their order in the files.
+# threshold is the largest number of units up to which every ApplicationSet is
+# expanded: max_per_appset when the ApplicationSets under it make at most
+# max_total in all; otherwise the largest power of two t for which those of at
+# most t do (a few sums over the units, not a running total per
+# ApplicationSet). The smaller ApplicationSets are expanded first, whatever
+# their order in the files.
 default threshold := 0
 
 threshold := max_per_appset if {
@@ -122,9 +235,9 @@ fitting := {t |
 
 steps := {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}
 
-# admitted: of the next band of sizes (above threshold, up to twice it), as
+# admitted: of the next band of units (above threshold, up to twice it), as
 # many ApplicationSets as surely fit in what max_total leaves (room divided by
-# the band's largest size), in the order of the files.
+# the band's largest), in the order of the files.
 default admitted := set()
 
 admitted := {band[k][0] | some k in numbers.range(0, floor(room / top) - 1)} if {
@@ -133,9 +246,9 @@ admitted := {band[k][0] | some k in numbers.range(0, floor(room / top) - 1)} if 
 	room >= top
 }
 
-# band lists [index, size] of the ApplicationSets of the next band of sizes.
+# band lists [index, units] of the ApplicationSets of the next band.
 band := [[i, n] |
-	some i, n in sizes
+	some i, n in costs
 	n > threshold
 	n <= min([max([2 * threshold, 1]), max_per_appset])
 ]
@@ -143,22 +256,49 @@ band := [[i, n] |
 room := max_total - sum([n | some n in within; n <= threshold])
 
 expanded(i) if {
-	sizes[i] <= max_per_appset
-	sizes[i] <= threshold
+	costs[i] <= max_per_appset
+	costs[i] <= threshold
 }
 
 expanded(i) if i in admitted
 
-# oversized lists the ApplicationSets not expanded, with their size and the
-# bound they passed: "per-appset" (max_per_appset) or "total" (max_total).
-oversized := [{"ref": o.ref, "size": sizes[i], "bound": bound(sizes[i])} |
+# oversized lists the ApplicationSets not expanded, with their size (parameter
+# sets), the bytes they would render, the bound they passed: "per-appset"
+# (max_per_appset sets), "per-appset-bytes" (max_bytes_per_appset) or "total"
+# (max_total units), and whether their templates were rendered (templates_fit).
+oversized := [{
+	"ref": o.ref, "size": sizes[i], "bytes": rendered[i], "bound": bound(i),
+	"templates_rendered": templates_fit(i),
+} |
 	some i, o in objects.application_sets
 	not expanded(i)
 ]
 
-bound(n) := "per-appset" if n > max_per_appset
+bound(i) := "per-appset" if {
+	sizes[i] > max_per_appset
+} else := "per-appset-bytes" if {
+	costs[i] > max_per_appset
+} else := "total"
 
-else := "total"
+# not_expanded lists the ApplicationSets holding git generators (or matrices of
+# one) that the loader's budget for --repo-root left as written
+# (evaluator/loader, gitBudget: N ApplicationSets over a checkout of D
+# directories would make N x D parameter sets), with how many and the bound
+# passed ({"bound", "limit"}). Such a generator is read as one nobody can
+# know, as a git generator is without a checkout.
+not_expanded := [{"ref": o.ref, "generators": count(marks), "bound": marks[0]} |
+	some o in objects.application_sets
+	marks := [m |
+		some g in objects.array_at(o.obj, ["spec", "generators"])
+		some c in array.concat([g], children(g))
+		some x in array.concat([c], children(c))
+		m := x[not_expanded_key]
+		is_object(m)
+	]
+	count(marks) > 0
+]
+
+not_expanded_key := "x-flipflop-not-expanded"
 
 # generator_types are the keys of a generator that name its kind; each kind
 # can carry its own template (spec.generators[].list.template, ...), which
@@ -283,27 +423,57 @@ cartesian(a, b) := [object.union_n([x, y, {element_key: array.concat(x[element_k
 ]
 
 # merged: the base generator's sets (sets[0]), each overlaid by the sets of the
-# other generators that agree with it on every merge key. The overlays are
-# grouped by their merge-key values once (merge_index), and each base set looks
-# its group up, instead of comparing every base with every overlay.
-merged(sets, keys) := [object.union_n(layers) |
-	index := merge_index(sets, keys)
+# other generators that agree with it on every merge key, as Argo CD's merge
+# generator does (applicationset/generators/merge.go): it keys every
+# generator's sets by their merge-key values and fails when a generator has two
+# sets under one key, or when no merge key is given. Such a merge generates
+# nothing Argo CD would apply (the ApplicationSet reports the error and its
+# Applications stay as they are), so it yields a parameter set nobody can know.
+# Otherwise each base set meets at most one set of each other generator: the
+# overlays are grouped by their merge-key values once (merge_index), and each
+# base set looks its group up, so every set is touched a constant number of
+# times (one merge key shared by every set of two lists of n elements made n²
+# overlays).
+merged(sets, keys) := [unknown_set] if {
+	not mergeable(sets, merge_keyset(keys))
+} else := [object.union_n(layers) |
+	keyset := merge_keyset(keys)
+	index := merge_index(sets, keyset)
 	some base in sets[0]
-	overlays := object.get(index, [merge_values(base, keys)], [])
+	overlays := object.get(index, [merge_values(base, keyset)], [])
 	elements := array.concat(base[element_key], [e | some o in overlays; some e in o[element_key]])
 	layers := [x | some part in [[base], overlays, [{element_key: elements}]]; some x in part]
 ]
 
-# merge_values: a parameter set's values of the merge keys (null when absent).
-# regal ignore:superfluous-object-get
-merge_values(o, keys) := [object.get(o, k, null) | some k in keys]
+# merge_keyset: the merge keys, as a set (Argo CD removes repeated keys).
+merge_keyset(keys) := {k | some k in keys}
+
+# mergeable: at least one merge key, and no generator with two sets of the same
+# merge-key values.
+mergeable(sets, keyset) if {
+	count(keyset) > 0
+	every set in sets {
+		count({merge_values(o, keyset) | some o in set}) == count(set)
+	}
+}
+
+# merge_values: a parameter set's values of the merge keys, as an object of the
+# keys it holds with a value that is not null (Argo CD compares the JSON of
+# {key: value} over every merge key, an absent or null value being null). It is
+# built from the set's own keys, so its cost is the set's size, whatever the
+# number of merge keys.
+merge_values(o, keyset) := {k: v |
+	some k, v in o
+	k in keyset
+	v != null
+}
 
 # merge_index groups the overlay sets (those of sets[1:]) by merge_values, each
 # group in the order of the generators and their elements. Grouping sorts the
 # rows by [values, generator, element] and cuts the runs of equal values (a
 # grouping comprehension would compare every row with every group).
-merge_index(sets, keys) := {rows[start][0]: [r[3] | some r in array.slice(rows, start, bounds[n + 1])] |
-	rows := sort([[merge_values(o, keys), i, j, o] |
+merge_index(sets, keyset) := {rows[start][0]: [r[3] | some r in array.slice(rows, start, bounds[n + 1])] |
+	rows := sort([[merge_values(o, keyset), i, j, o] |
 		some i, set in sets
 		i > 0
 		some j, o in set
