@@ -497,3 +497,16 @@ test_generator_selector_filters_parameters if {
 	names := {a.name | some a in appsets.generated} with input as [{"path": "s.yaml", "contents": selected_set}]
 	names == {"app-dev"}
 }
+
+# A name is matched against the patterns through each of its prefixes and
+# suffixes, work that grows with the square of its length: a name longer than
+# Kubernetes allows names no Application, and no pattern is tried (issue 39:
+# a Stage naming a 100 KB Application must not cost more than linear).
+test_overlong_name_tries_no_pattern if {
+	short := "guestbook-dev"
+	long := concat("", ["guestbook-", concat("", [x | some _ in numbers.range(1, 244); x := "a"])])
+	count(long) == 254
+	[p.name_pattern | some p in apps.matching_patterns(short, [])] == ["guestbook-*"] with input as f.estate([git_set])
+	count(apps.pattern_candidates(long, [])) == 0 with input as f.estate([git_set])
+	apps.matching_patterns(long, []) == [] with input as f.estate([git_set])
+}

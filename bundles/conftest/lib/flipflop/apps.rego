@@ -110,6 +110,9 @@ end_keys(ns, prefix, suffix) := [["prefix", ns, prefix], ["prefix", prefix]] if 
 	count(prefix) >= count(suffix)
 } else := [["suffix", ns, suffix], ["suffix", suffix]]
 
+# max_name_length is the longest metadata.name Kubernetes accepts.
+max_name_length := 253
+
 # pattern_index maps each pattern_keys key to the indices of the patterns filed
 # under it.
 pattern_index := {key: ids |
@@ -127,7 +130,13 @@ matching_patterns(name, scope) := [a |
 	glob.match(a.name_pattern, null, name)
 ]
 
+# Every prefix and suffix is looked up, so the work grows with the square of
+# the name's length: a name longer than max_name_length (253, a DNS subdomain,
+# what Kubernetes allows metadata.name to be) names no Application and no
+# pattern is tried for it, which keeps a long name in a pull request from
+# costing more than a constant.
 pattern_candidates(name, scope) := {i |
+	count(name) <= max_name_length
 	some n in numbers.range(0, count(name))
 	some key in [
 		# regal ignore:use-array-flatten
