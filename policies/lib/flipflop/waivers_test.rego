@@ -214,9 +214,9 @@ test_expiry_is_a_real_date if {
 		not waivers.well_formed_expiry(d)
 	}
 	estate := f.estate([annotate(stage_dev, {"flipflop.dev/ignore": "shared-write-branch: x", "flipflop.dev/ignore-expires": "2027-13-01"})])
+	settings := {"waivers": [{"rule": "shared-write-branch", "resources": ["Stage/acme/*"], "reason": "x", "expires": "2027-02-30"}]}
 	some m in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as estate
 	not m.waived
-	settings := {"waivers": [{"rule": "shared-write-branch", "resources": ["Stage/acme/*"], "reason": "x", "expires": "2027-02-30"}]}
 	some c in waivers.apply({finding("shared-write-branch", "Stage", "acme", "dev")}) with input as [] with data.lib.flipflop.config.settings as settings
 	not c.waived
 }
