@@ -127,7 +127,7 @@ func TestContradictionIsRed(t *testing.T) {
 var (
 	mermaidID       = `[a-z][0-9]+`
 	mermaidLabel    = `"[^"<>]*"`
-	mermaidNode     = regexp.MustCompile(`^    (` + mermaidID + `)(\(` + mermaidLabel + `\)|\[` + mermaidLabel + `\]|\[\(` + mermaidLabel + `\)\])$`)
+	mermaidNode     = regexp.MustCompile(`^  (` + mermaidID + `)(\(` + mermaidLabel + `\)|\[` + mermaidLabel + `\]|\[\(` + mermaidLabel + `\)\])$`)
 	mermaidSubgraph = regexp.MustCompile(`^  subgraph [a-z]+\[` + mermaidLabel + `\]$`)
 	mermaidEdge     = regexp.MustCompile(`^  (` + mermaidID + `) (-->|-\.->)(\|` + mermaidLabel + `\|)? (` + mermaidID + `)$`)
 	mermaidClassDef = regexp.MustCompile(`^  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*$`)

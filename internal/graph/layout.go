@@ -236,18 +236,49 @@ func lay(g *Graph) *layout {
 			lo.slots[i].y = y
 		}
 	}
-	pull := func(l int, nb [][]int) {
+	// meet is where slot i's edge meets slot j, a neighbour of it (after
+	// it when ahead): a node's ports spread along its side in the order of
+	// what they lead to, an edge's piece its middle.
+	meet := func(i, j int, ahead bool) float64 {
+		s := lo.slots[j]
+		if s.node < 0 {
+			return s.y
+		}
+		side := next[j]
+		if ahead {
+			side = prev[j]
+		}
+		k := 0
+		for _, o := range side {
+			if o != i && (lo.slots[o].y < lo.slots[i].y || lo.slots[o].y == lo.slots[i].y && lo.slots[o].pos < lo.slots[i].pos) {
+				k++
+			}
+		}
+		return s.y - s.h/2 + s.h*float64(k+1)/float64(len(side)+1)
+	}
+	// pull moves the slots of layer l as near as their spacing allows to
+	// where their neighbours before it (or, up, after it) meet them. Going
+	// up, only nodes move: an edge's pieces stay in line with where the edge
+	// comes from, so that an edge bends once, into its target.
+	pull := func(l int, down bool) {
 		ids := lo.layers[l]
 		want := make([]float64, len(ids))
 		weight := make([]float64, len(ids))
 		for k, i := range ids {
 			want[k], weight[k] = lo.slots[i].y, 0.05
-			if len(nb[i]) > 0 {
-				sum := 0.0
-				for _, j := range nb[i] {
-					sum += lo.slots[j].y
+			nb := prev[i]
+			if !down {
+				nb = next[i]
+				if lo.slots[i].node < 0 {
+					nb = nil
 				}
-				want[k], weight[k] = sum/float64(len(nb[i])), 1
+			}
+			if len(nb) > 0 {
+				sum := 0.0
+				for _, j := range nb {
+					sum += meet(i, j, !down)
+				}
+				want[k], weight[k] = sum/float64(len(nb)), 1
 			}
 		}
 		ys := spaced(want, weight, func(k int) float64 { return sep(ids[k-1], ids[k]) })
@@ -257,10 +288,10 @@ func lay(g *Graph) *layout {
 	}
 	for range 12 {
 		for l := 1; l < layers; l++ {
-			pull(l, prev)
+			pull(l, true)
 		}
 		for l := layers - 2; l >= 0; l-- {
-			pull(l, next)
+			pull(l, false)
 		}
 	}
 	top := math.Inf(1)
