@@ -382,35 +382,40 @@ func TestStagesInPromotionOrder(t *testing.T) {
 		}
 	}
 
-	six := build(t, estates["six-stages"])
-	src := Mermaid(six)
-	checkMermaid(t, src)
-	at := -1
-	for _, s := range []string{"dev", "integration", "qa", "staging", "prod-eu", "prod-us"} {
-		i := strings.Index(src, `("acme/`+s+`")`)
-		if i < at {
-			t.Errorf("Mermaid declares acme/%s out of promotion order:\n%s", s, src)
+	t.Run("six-stages", func(t *testing.T) {
+		race.Sequential(t)
+		src := Mermaid(build(t, estates["six-stages"]))
+		checkMermaid(t, src)
+		at := -1
+		for _, s := range []string{"dev", "integration", "qa", "staging", "prod-eu", "prod-us"} {
+			i := strings.Index(src, `("acme/`+s+`")`)
+			if i < at {
+				t.Errorf("Mermaid declares acme/%s out of promotion order:\n%s", s, src)
+			}
+			at = i
 		}
-		at = i
-	}
+	})
 }
 
 // Each write is labelled with its Stage, so that where several Stages push to
 // one branch each edge says whose it is; Stages of two projects with one
 // name are told apart by their keys.
 func TestWriteLabelsAreDistinct(t *testing.T) {
-	labels := map[string]bool{}
-	for _, e := range build(t, estates["six-stages"]).Edges {
-		if e.Kind == EdgeWrite {
-			if labels[e.Label] {
-				t.Errorf("two writes labelled %q", e.Label)
+	t.Run("six-stages", func(t *testing.T) {
+		race.Sequential(t)
+		labels := map[string]bool{}
+		for _, e := range build(t, estates["six-stages"]).Edges {
+			if e.Kind == EdgeWrite {
+				if labels[e.Label] {
+					t.Errorf("two writes labelled %q", e.Label)
+				}
+				labels[e.Label] = true
 			}
-			labels[e.Label] = true
 		}
-	}
-	if len(labels) != 6 || !labels["prod-eu pushes"] {
-		t.Errorf("write labels %v", labels)
-	}
+		if len(labels) != 6 || !labels["prod-eu pushes"] {
+			t.Errorf("write labels %v", labels)
+		}
+	})
 	main := evaluator.Pointer{Key: "git.example.com/x@main", Known: true, Text: "git.example.com/x @ main"}
 	m := &evaluator.Model{Writes: []evaluator.Write{{ID: "1", Stage: "a/dev", Pointer: main}, {ID: "2", Stage: "b/dev", Pointer: main}, {ID: "3", Stage: "b/qa", Pointer: main}}}
 	var got []string

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/flipflop-dev/flipflop/internal/race"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
@@ -403,6 +404,7 @@ func checkReadable(t *testing.T, src string) geometry {
 // At six Stages pushing to one branch, every edge keeps a label of its own
 // and an arrowhead of its own, and the Stages read in promotion order.
 func TestSVGSixStagesReadable(t *testing.T) {
+	race.Sequential(t)
 	g := build(t, estates["six-stages"])
 	geo := checkReadable(t, SVG(g, "six"))
 	var stages []string
@@ -433,7 +435,10 @@ func TestSVGSixStagesReadable(t *testing.T) {
 // readably.
 func TestSVGReadable(t *testing.T) {
 	for name := range estates {
-		t.Run(name, func(t *testing.T) { checkReadable(t, SVG(build(t, estates[name]), name)) })
+		t.Run(name, func(t *testing.T) {
+			race.Sequential(t)
+			checkReadable(t, SVG(build(t, estates[name]), name))
+		})
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 40 {

@@ -174,6 +174,7 @@ func TestHostilePage(t *testing.T) {
 // paragraphs and lists the page wraps: no "\n" written out, no line as wide
 // as the METADATA's wrapped text joined.
 func TestRemediationReadsAsProse(t *testing.T) {
+	race.Sequential(t)
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
 	if err != nil {
 		t.Fatal(err)
