@@ -332,9 +332,11 @@ func shortNames(m *evaluator.Model) func(string) string {
 	}
 }
 
+// stageName is a Stage key's name: what follows its project (a namespace,
+// which holds no '/'; a name from hostile input may).
 func stageName(key string) string {
-	if i := strings.LastIndexByte(key, '/'); i >= 0 && i+1 < len(key) {
-		return key[i+1:]
+	if _, name, ok := strings.Cut(key, "/"); ok && name != "" {
+		return name
 	}
 	return key
 }

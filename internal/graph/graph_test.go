@@ -417,12 +417,13 @@ func TestWriteLabelsAreDistinct(t *testing.T) {
 		}
 	})
 	main := evaluator.Pointer{Key: "git.example.com/x@main", Known: true, Text: "git.example.com/x @ main"}
-	m := &evaluator.Model{Writes: []evaluator.Write{{ID: "1", Stage: "a/dev", Pointer: main}, {ID: "2", Stage: "b/dev", Pointer: main}, {ID: "3", Stage: "b/qa", Pointer: main}}}
+	m := &evaluator.Model{Writes: []evaluator.Write{{ID: "1", Stage: "a/dev", Pointer: main}, {ID: "2", Stage: "b/dev", Pointer: main},
+		{ID: "3", Stage: "b/qa", Pointer: main}, {ID: "4", Stage: "c/x](http://evil)/y", Pointer: main}}}
 	var got []string
 	for _, e := range Build(m, &evaluator.Report{}).Edges {
 		got = append(got, e.Label)
 	}
-	if want := []string{"a/dev pushes", "b/dev pushes", "qa pushes"}; !slices.Equal(got, want) {
+	if want := []string{"a/dev pushes", "b/dev pushes", "qa pushes", "x](http://evil)/y pushes"}; !slices.Equal(got, want) {
 		t.Errorf("labels %q, want %q", got, want)
 	}
 }

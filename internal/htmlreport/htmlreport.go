@@ -350,7 +350,7 @@ th { background: #f6f8fa; }
 .sev { display: inline-block; border-radius: 10px; padding: 0 8px; color: #fff; background: #9a6700; font-size: 12px; text-transform: uppercase; }
 .sev.error { background: #d1242f; } .sev.info { background: #0969da; }
 figure.picture { margin: 8px 0; } figure.picture svg { display: block; max-width: 100%; height: auto; }
-.finding { overflow-wrap: anywhere; } .finding pre { white-space: pre-wrap; }
+.finding { overflow-wrap: break-word; } .finding pre { white-space: pre-wrap; } .finding td code { overflow-wrap: anywhere; }
 figcaption { color: #57606a; font-size: 12px; }
 .way.no { color: #57606a; } .recommended { font-weight: bold; }
 .diff .add { color: #116329; background: #dafbe1; } .diff .del { color: #82071e; background: #ffebe9; }
