@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -103,18 +104,61 @@ type inspection struct {
 	Requests []string `json:"requests"`
 	Console  []string `json:"console"`
 	Figures  []struct {
-		ID     string  `json:"id"`
-		Kind   string  `json:"kind"`
-		Width  float64 `json:"width"`
-		Height float64 `json:"height"`
-		Loaded bool    `json:"loaded"`
-		Texts  []struct {
+		ID      string  `json:"id"`
+		Kind    string  `json:"kind"`
+		Width   float64 `json:"width"`
+		Height  float64 `json:"height"`
+		Box     rect    `json:"box"`
+		Clipped bool    `json:"clipped"`
+		Loaded  bool    `json:"loaded"`
+		Texts   []struct {
 			Text   string  `json:"text"`
+			Class  string  `json:"class"`
+			Box    rect    `json:"box"`
 			Length float64 `json:"length"`
 			Inside bool    `json:"inside"`
 		} `json:"texts"`
 	} `json:"figures"`
+	// Overflow lists what sticks out of the window or of its card.
+	Overflow []string `json:"overflow"`
 }
+
+// rect is a box as the browser laid it out, in CSS pixels.
+type rect struct {
+	Left   float64 `json:"left"`
+	Top    float64 `json:"top"`
+	Right  float64 `json:"right"`
+	Bottom float64 `json:"bottom"`
+}
+
+// overlap is how far two boxes overlap, in the lesser of the two directions
+// (0 when they do not).
+func (a rect) overlap(b rect) float64 {
+	return max(0, min(min(a.Right, b.Right)-max(a.Left, b.Left), min(a.Bottom, b.Bottom)-max(a.Top, b.Top)))
+}
+
+// labelled is a text with its box, as a browser drew it.
+type labelled struct {
+	text string
+	box  rect
+}
+
+// checkNoOverlap fails when two of the boxes overlap by more than half a
+// pixel.
+func checkNoOverlap(t *testing.T, what string, ls []labelled) {
+	t.Helper()
+	for i, a := range ls {
+		for _, b := range ls[i+1:] {
+			if o := a.box.overlap(b.box); o > 0.5 {
+				t.Errorf("%s: %q and %q overlap by %.1f px (%+v, %+v)", what, a.text, b.text, o, a.box, b.box)
+			}
+		}
+	}
+}
+
+// sixStages is the promotion line of testdata/graph/six-stages, upstream
+// first.
+var sixStages = []string{"acme/dev", "acme/integration", "acme/qa", "acme/staging", "acme/prod-eu", "acme/prod-us"}
 
 // load opens page in Chromium and takes a full-page screenshot to shot.
 func (b browser) load(t *testing.T, page, shot string, width int) inspection {
@@ -245,10 +289,12 @@ func TestMarkdownPicturesRenderInMermaid(t *testing.T) {
 		{"policies/rules/shared_branch_contradiction/samples/fires/list-applicationset"},
 		{"examples/contradiction", "testdata/hostile/names.yaml"},
 		{hostileBrowserEstate(t)},
+		{"testdata/graph/six-stages"},
 	}
 	var all bytes.Buffer
 	var blocks []string
-	var summary []byte
+	var summary, sixSummary []byte
+	six := -1 // the six Stages' picture
 	for i, paths := range estates {
 		out, stderr, code := runCmd(t, "..", bin, append([]string{"check", "-o", "markdown", "--fail-on", "never"}, paths...)...)
 		if code != 0 {
@@ -263,6 +309,9 @@ func TestMarkdownPicturesRenderInMermaid(t *testing.T) {
 		if i == 0 {
 			summary = []byte(out)
 		}
+		if paths[0] == "testdata/graph/six-stages" {
+			six, sixSummary = len(blocks)-len(bs), []byte(out)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "all.md"), all.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -273,7 +322,17 @@ func TestMarkdownPicturesRenderInMermaid(t *testing.T) {
 	if err := os.WriteFile(chartsFile, charts, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var results []struct{ SVG, Error string }
+	var results []struct {
+		SVG, Error string
+		Labels     []struct {
+			Text string `json:"text"`
+			rect
+		}
+		Nodes []struct {
+			ID string `json:"id"`
+			rect
+		}
+	}
 	out := b.run(t, []string{"CHROMIUM=" + b.chromium, "CHROMIUM_PROFILE=" + t.TempDir()}, b.node, b.mermaid, chartsFile)
 	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != len(blocks)+1 {
 		t.Fatalf("render-mermaid.mjs: %v, %d results for %d charts\n%s", err, len(results), len(blocks)+1, out)
@@ -303,37 +362,79 @@ func TestMarkdownPicturesRenderInMermaid(t *testing.T) {
 		if strings.Contains(svgs[i], "javascript:") && !strings.Contains(block, "javascript:") {
 			t.Errorf("picture %d holds javascript: that its source does not", i+1)
 		}
+		// Mermaid's layout keeps each edge label apart from the others.
+		var ls []labelled
+		for _, l := range results[i].Labels {
+			ls = append(ls, labelled{l.Text, l.rect})
+		}
+		checkNoOverlap(t, fmt.Sprintf("picture %d's edge labels", i+1), ls)
+	}
+	// The six Stages, declared in promotion order, are drawn in it, top to
+	// bottom, each write labelled with its own Stage.
+	if six < 0 {
+		t.Fatal("no picture of the six Stages")
+	}
+	var stages []string
+	nodes := results[six].Nodes
+	slices.SortStableFunc(nodes, func(a, b struct {
+		ID string `json:"id"`
+		rect
+	}) int {
+		return cmp.Compare(a.Top, b.Top)
+	})
+	for _, n := range nodes {
+		if strings.HasPrefix(n.ID, "s") {
+			stages = append(stages, n.ID)
+		}
+	}
+	if want := []string{"s1", "s2", "s3", "s4", "s5", "s6"}; !slices.Equal(stages, want) {
+		t.Errorf("Mermaid draws the six Stages as %q top to bottom, want the promotion order %q:\n%s", stages, want, blocks[six])
+	}
+	for _, s := range sixStages {
+		name := strings.TrimPrefix(s, "acme/")
+		if !strings.Contains(blocks[six], `("`+s+`")`) || !strings.Contains(blocks[six], `|"`+name+` pushes"|`) {
+			t.Errorf("the six Stages' picture lacks %s or its write %q:\n%s", s, name+" pushes", blocks[six])
+		}
 	}
 	if t.Failed() {
 		return
 	}
 
-	// The job summary of the seed contradiction as GitHub shows it: the
-	// Markdown rendered, each picture as Mermaid drew it.
-	var page bytes.Buffer
-	if err := gfmMarkdown.Convert(summary, &page); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	body := regexp.MustCompile(`(?s)<pre><code class="language-mermaid">.*?</code></pre>`).ReplaceAllStringFunc(page.String(), func(string) string {
-		svg := svgs[n]
-		n++
-		return `<figure><img alt="picture" src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svg)) + `"></figure>`
-	})
-	htmlPage := filepath.Join(dir, "job-summary.html")
-	if err := os.WriteFile(htmlPage, []byte(summaryPage(body)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(dir, "job-summary.png")
-	in := b.load(t, htmlPage, shot, 900)
-	if len(in.Figures) != n || n == 0 {
-		t.Fatalf("%d pictures on the summary page, want %d", len(in.Figures), n)
-	}
-	for i, f := range in.Figures {
-		if f.Kind != "img" || !f.Loaded || f.Width < 200 || f.Height < 80 {
-			t.Errorf("summary picture %d not shown: %+v", i+1, f)
+	// The job summary of the seed contradiction as GitHub shows it (the
+	// Markdown rendered, each picture as Mermaid drew it), and of the six
+	// Stages in an 800 px window.
+	summaryShot := func(name string, md []byte, first, width int) {
+		t.Helper()
+		var page bytes.Buffer
+		if err := gfmMarkdown.Convert(md, &page); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		body := regexp.MustCompile(`(?s)<pre><code class="language-mermaid">.*?</code></pre>`).ReplaceAllStringFunc(page.String(), func(string) string {
+			svg := svgs[first+n]
+			n++
+			return `<figure><img alt="picture" src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svg)) + `"></figure>`
+		})
+		htmlPage := filepath.Join(dir, name+".html")
+		if err := os.WriteFile(htmlPage, []byte(summaryPage(body)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := b.load(t, htmlPage, filepath.Join(dir, name+".png"), width)
+		if len(in.Figures) != n || n == 0 {
+			t.Fatalf("%s: %d pictures on the summary page, want %d", name, len(in.Figures), n)
+		}
+		for i, f := range in.Figures {
+			if f.Kind != "img" || !f.Loaded || f.Width < 200 || f.Height < 80 || f.Clipped {
+				t.Errorf("%s: summary picture %d not shown whole: %+v", name, i+1, f)
+			}
+		}
+		for _, o := range in.Overflow {
+			t.Errorf("%s at %d px: %s", name, width, o)
 		}
 	}
+	summaryShot("job-summary", summary, 0, 900)
+	summaryShot("job-summary-six-stages", sixSummary, six, 800)
+	shot := filepath.Join(dir, "job-summary.png")
 	if os.Getenv("FLIPFLOP_UPDATE_SCREENSHOTS") == "1" {
 		png, err := os.ReadFile(shot)
 		if err != nil {
@@ -353,7 +454,7 @@ const readmeScreenshot = "docs/images/job-summary.png"
 // summary.
 func summaryPage(body string) string {
 	return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>flipflop job summary</title><style>
-body { font: 14px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif; color: #1f2328; margin: 0; padding: 16px 24px; width: 840px; background: #fff; }
+body { font: 14px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif; color: #1f2328; margin: 0; padding: 16px 24px; max-width: 840px; background: #fff; }
 h2 { font-size: 20px; border-bottom: 1px solid #d1d9e0; padding-bottom: 6px; } h3 { font-size: 16px; margin-top: 24px; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; background: #eff1f3; padding: 2px 4px; border-radius: 6px; }
 pre { background: #f6f8fa; padding: 12px; border-radius: 6px; } pre code { background: none; padding: 0; }
@@ -376,9 +477,11 @@ func TestReportRendersInBrowser(t *testing.T) {
 		name  string
 		paths []string
 		want  []string // labels the estate's picture must show
+		width int      // of the window
 	}{
-		{"report", []string{"examples/contradiction"}, []string{"acme/dev", "acme/qa", "argocd/dev", "argocd/qa", "github.com/acme/deploy @ main", "pins its own commit", "pushes"}},
-		{"report-hostile", []string{hostileBrowserEstate(t), "testdata/hostile/names.yaml"}, []string{"argocd/dev", "github.com/acme/deploy @ main"}},
+		{"report", []string{"examples/contradiction"}, []string{"acme/dev", "acme/qa", "argocd/dev", "argocd/qa", "github.com/acme/deploy @ main", "pins its own commit", "dev pushes", "qa pushes"}, 1100},
+		{"report-hostile", []string{hostileBrowserEstate(t), "testdata/hostile/names.yaml"}, []string{"argocd/dev", "github.com/acme/deploy @ main"}, 1100},
+		{"report-six-stages", []string{"testdata/graph/six-stages"}, append(slices.Clone(sixStages), "dev pushes", "prod-us pushes"), 800},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := filepath.Join(dir, tc.name+".html")
@@ -391,7 +494,10 @@ func TestReportRendersInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := sourceFigures(t, string(src))
-			in := b.load(t, page, filepath.Join(dir, tc.name+".png"), 1100)
+			in := b.load(t, page, filepath.Join(dir, tc.name+".png"), tc.width)
+			for _, o := range in.Overflow {
+				t.Errorf("at %d px: %s", tc.width, o)
+			}
 			if len(in.Requests) != 1 || in.Requests[0] != in.URL {
 				t.Errorf("requests beyond the page itself: %q", in.Requests)
 			}
@@ -405,13 +511,21 @@ func TestReportRendersInBrowser(t *testing.T) {
 				if f.Kind != "svg" || f.Width < 150 || f.Height < 60 {
 					t.Errorf("picture %d (%s) not drawn: %s %.0fx%.0f", i+1, f.ID, f.Kind, f.Width, f.Height)
 				}
+				if f.Clipped {
+					t.Errorf("picture %d (%s) is clipped at %d px: %+v", i+1, f.ID, tc.width, f.Box)
+				}
 				var shown []string
+				var edgeLabels []labelled
 				for _, tx := range f.Texts {
 					if tx.Length <= 0 || !tx.Inside {
 						t.Errorf("picture %d: label %q not drawn inside it (length %.1f)", i+1, tx.Text, tx.Length)
 					}
 					shown = append(shown, tx.Text)
+					if tx.Class == "edge-label" {
+						edgeLabels = append(edgeLabels, labelled{tx.Text, tx.Box})
+					}
 				}
+				checkNoOverlap(t, fmt.Sprintf("picture %d's edge labels", i+1), edgeLabels)
 				if !slices.Equal(shown, want[i]) {
 					t.Errorf("picture %d shows %q, its source holds %q", i+1, shown, want[i])
 				}
@@ -420,6 +534,23 @@ func TestReportRendersInBrowser(t *testing.T) {
 						if !slices.Contains(shown, w) {
 							t.Errorf("the estate's picture lacks %q: %q", w, shown)
 						}
+					}
+				}
+				if tc.name == "report-six-stages" {
+					// The Stages top to bottom, as drawn.
+					var stages []labelled
+					for _, tx := range f.Texts {
+						if slices.Contains(sixStages, tx.Text) && tx.Class == "" {
+							stages = append(stages, labelled{tx.Text, tx.Box})
+						}
+					}
+					slices.SortStableFunc(stages, func(a, b labelled) int { return cmp.Compare(a.box.Top, b.box.Top) })
+					var order []string
+					for _, s := range stages {
+						order = append(order, s.text)
+					}
+					if !slices.Equal(order, sixStages) {
+						t.Errorf("picture %d draws the Stages as %q top to bottom, want the promotion order %q", i+1, order, sixStages)
 					}
 				}
 			}

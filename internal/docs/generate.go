@@ -273,9 +273,9 @@ func explainSection(ctx context.Context, ev *evaluator.Evaluator, root string) (
 		"and which Stage is Healthy after each promotion. `flipflop explain RULE` prints a rule's page " +
 		"([docs/rules/](rules/README.md)).\n\n")
 	fmt.Fprintf(&b, "```text\n$ flipflop explain %s\n%s```\n\n", ExampleEstate, timeline.String())
-	fmt.Fprintf(&b, "`flipflop graph [PATH... | --cluster] -o mermaid|dot` draws Stages, the Applications they pin "+
-		"(labelled with what the pin expects), the repository and branch each Application tracks, and the "+
-		"branches the Stages push to (dashed); what an error finding is about is red. "+
+	fmt.Fprintf(&b, "`flipflop graph [PATH... | --cluster] -o mermaid|dot` draws Stages in promotion order (upstream first), "+
+		"the Applications they pin (labelled with what the pin expects), the repository and branch each Application tracks, and the "+
+		"branches the Stages push to (dashed, labelled with the Stage that pushes); what an error finding is about is red. "+
 		"`-o dot` is for Graphviz (`dot -Tsvg`). On the same estate, `flipflop graph -o mermaid %s` draws:\n\n", ExampleEstate)
 	fmt.Fprintf(&b, "```mermaid\n%s```\n", chart.String())
 	return b.String(), nil

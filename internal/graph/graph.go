@@ -1,10 +1,11 @@
 // Package graph draws an estate as flipflop models it: Kargo Stages, the Argo CD
 // Applications they pin (edges labelled with what the pin expects), the
 // pointers (repository @ revision) the Applications track, and the pointers
-// the Stages push to (dashed). Pointers, Stages, Applications and edges that an
+// the Stages push to (dashed, labelled with the Stage that pushes). Stages are
+// drawn in promotion order. Pointers, Stages, Applications and edges that an
 // error finding is about are drawn in red. Output is Mermaid (renders in GitHub
-// Markdown), Graphviz DOT, or SVG laid out here (for pages that must not run a
-// script or reach the network), and is deterministic. Parts cuts the picture
+// Markdown), Graphviz DOT, or SVG laid out here in layers (layout.go; for pages
+// that must not run a script or reach the network), and is deterministic. Parts cuts the picture
 // of one finding out of an estate's graph.
 package graph
 
@@ -12,6 +13,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 )
@@ -51,7 +53,9 @@ type Edge struct {
 	Error    bool
 }
 
-// Graph is the estate as nodes and edges, sorted.
+// Graph is the estate as nodes and edges, sorted: the Stages in promotion
+// order (upstream first), the Applications in the order of the Stages that pin
+// them, the pointers in the order of what tracks them; the edges by kind.
 type Graph struct {
 	Nodes []Node
 	Edges []Edge
@@ -71,7 +75,6 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 			n.Label = label
 		}
 	}
-	type edgeKey struct{ kind, from, to, label string }
 	edges := map[edgeKey]bool{}
 
 	for _, s := range m.Stages {
@@ -104,11 +107,15 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		// Application is an instance of an ApplicationSet pattern).
 		track(p.Application, p.Source, p.Pointer)
 	}
+	short := shortNames(m)
 	for _, w := range m.Writes {
 		add(KindStage, w.Stage, w.Stage)
 		pk := pointerKey(w.Pointer, w.Stage)
 		add(KindPointer, pk, pointerLabel(w.Pointer))
-		edges[edgeKey{EdgeWrite, w.Stage, pk, "pushes"}] = true
+		// Each write says whose it is: where several Stages push to one
+		// branch, their edges meet, and "pushes" six times would not tell
+		// them apart (Mermaid places the labels where it likes).
+		edges[edgeKey{EdgeWrite, w.Stage, pk, short(w.Stage) + " pushes"}] = true
 	}
 
 	// What the error findings are about, joined by the ids the findings carry.
@@ -142,9 +149,78 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		n.Error = errNodes[k]
 		g.Nodes = append(g.Nodes, *n)
 	}
+	// Stages in promotion order, then the Applications and pointers in the
+	// order of what points at them, so that every format draws the
+	// promotion line top to bottom with few crossings.
+	rank := promotionOrder(m, g.Nodes)
+	var links []edgeKey
+	for k := range edges {
+		links = append(links, k)
+	}
+	// next ranks the nodes of kind by the mean rank of the nodes that reach
+	// them by an edge of kind via (those of from), then by the mean rank of
+	// those that reach them by an edge of kind or (of orFrom), then by key.
+	next := func(kind, via, from, or, orFrom string) {
+		type mean struct {
+			sum float64
+			n   int
+		}
+		by := map[string]*[2]mean{}
+		for _, l := range links {
+			i := -1
+			switch {
+			case l.kind == via:
+				i = 0
+			case l.kind == or:
+				i = 1
+			}
+			if i < 0 {
+				continue
+			}
+			src := from
+			if i == 1 {
+				src = orFrom
+			}
+			r, ok := rank[nodeKey{src, l.from}]
+			if !ok {
+				continue
+			}
+			if by[l.to] == nil {
+				by[l.to] = &[2]mean{}
+			}
+			by[l.to][i].sum += float64(r)
+			by[l.to][i].n++
+		}
+		place := func(key string) (int, float64) {
+			if b := by[key]; b != nil {
+				for i, m := range b {
+					if m.n > 0 {
+						return i, m.sum / float64(m.n)
+					}
+				}
+			}
+			return 2, 0
+		}
+		var keys []string
+		for _, n := range g.Nodes {
+			if n.Kind == kind {
+				keys = append(keys, n.Key)
+			}
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			ga, ma := place(a)
+			gb, mb := place(b)
+			return cmp.Or(cmp.Compare(ga, gb), cmp.Compare(ma, mb), cmp.Compare(a, b))
+		})
+		for i, k := range keys {
+			rank[nodeKey{kind, k}] = i
+		}
+	}
+	next(KindApplication, EdgePin, KindStage, "", "")
+	next(KindPointer, EdgeTrack, KindApplication, EdgeWrite, KindStage)
 	order := map[string]int{KindStage: 0, KindApplication: 1, KindPointer: 2}
 	slices.SortFunc(g.Nodes, func(a, b Node) int {
-		return cmp.Or(cmp.Compare(order[a.Kind], order[b.Kind]), cmp.Compare(a.Key, b.Key))
+		return cmp.Or(cmp.Compare(order[a.Kind], order[b.Kind]), cmp.Compare(rank[nodeKey{a.Kind, a.Key}], rank[nodeKey{b.Kind, b.Key}]), cmp.Compare(a.Key, b.Key))
 	})
 	ids := map[nodeKey]string{}
 	counts := map[string]int{}
@@ -170,6 +246,99 @@ func Build(m *evaluator.Model, report *evaluator.Report) *Graph {
 		return cmp.Or(cmp.Compare(edgeOrder[a.Kind], edgeOrder[b.Kind]), compareID(a.From, b.From), compareID(a.To, b.To), cmp.Compare(a.Label, b.Label))
 	})
 	return g
+}
+
+type edgeKey struct{ kind, from, to, label string }
+
+// promotionOrder ranks the Stages among nodes in promotion order: each after
+// the Stages it takes Freight from (the model's Upstream, as the policies
+// read requestedFreight), a line of promotion kept together (a Stage's
+// downstream Stages right after it, once all their upstream Stages are
+// placed), lines and siblings by key. A Stage in a cycle, which Kargo
+// refuses, is placed when nothing else can be, by key.
+func promotionOrder(m *evaluator.Model, nodes []Node) map[nodeKey]int {
+	var keys []string
+	in := map[string]bool{}
+	for _, n := range nodes {
+		if n.Kind == KindStage && !in[n.Key] {
+			keys = append(keys, n.Key)
+			in[n.Key] = true
+		}
+	}
+	slices.Sort(keys)
+	waiting := map[string]int{}         // upstream Stages not placed yet
+	downstream := map[string][]string{} // in key order, since keys are
+	for _, k := range keys {
+		s := m.Stage(k)
+		if s == nil {
+			continue
+		}
+		for _, u := range slices.Compact(slices.Sorted(slices.Values(s.Upstream))) {
+			if in[u] && u != k {
+				waiting[k]++
+				downstream[u] = append(downstream[u], k)
+			}
+		}
+	}
+	rank := map[nodeKey]int{}
+	var place func(k string)
+	place = func(k string) {
+		if _, done := rank[nodeKey{KindStage, k}]; done {
+			return
+		}
+		rank[nodeKey{KindStage, k}] = len(rank)
+		for _, d := range downstream[k] {
+			if waiting[d]--; waiting[d] == 0 {
+				place(d)
+			}
+		}
+	}
+	for _, k := range keys {
+		if waiting[k] == 0 {
+			place(k)
+		}
+	}
+	for _, k := range keys { // cycles
+		place(k)
+	}
+	return rank
+}
+
+// shortNames returns a function naming a Stage by its name alone ("dev" for
+// "acme/dev"), or by its key when Stages of two projects share the name.
+func shortNames(m *evaluator.Model) func(string) string {
+	count := map[string]int{}
+	seen := map[string]bool{}
+	note := func(key string) {
+		if !seen[key] {
+			seen[key] = true
+			count[stageName(key)]++
+		}
+	}
+	for _, s := range m.Stages {
+		note(s.Key)
+	}
+	for _, p := range m.Pins {
+		note(p.Stage)
+	}
+	for _, w := range m.Writes {
+		note(w.Stage)
+	}
+	return func(key string) string {
+		if count[stageName(key)] > 1 {
+			return key
+		}
+		return stageName(key)
+	}
+}
+
+// stageName is a Stage key's name: what follows its project (a namespace,
+// which holds no '/'; a name from hostile input may).
+func stageName(key string) string {
+	if _, name, ok := strings.Cut(key, "/"); ok && name != "" {
+		return name
+	}
+	return key
 }
 
 // pointerKey is the key of pointer p's node: its own key, or for an unknown

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ var estates = map[string]string{
 	"shared-application": "../../policies/rules/shared_application/samples/fires/two-stages-one-app",
 	"unreachable":        "../../policies/rules/unreachable_desired_revision/samples/fires/own-commit-other-branch",
 	"applicationset":     "../../policies/rules/shared_branch_contradiction/samples/fires/list-applicationset",
+	"six-stages":         "../../testdata/graph/six-stages",
 }
 
 func build(t *testing.T, path string) *Graph {
@@ -125,7 +127,7 @@ func TestContradictionIsRed(t *testing.T) {
 var (
 	mermaidID       = `[a-z][0-9]+`
 	mermaidLabel    = `"[^"<>]*"`
-	mermaidNode     = regexp.MustCompile(`^    (` + mermaidID + `)(\(` + mermaidLabel + `\)|\[` + mermaidLabel + `\]|\[\(` + mermaidLabel + `\)\])$`)
+	mermaidNode     = regexp.MustCompile(`^  (` + mermaidID + `)(\(` + mermaidLabel + `\)|\[` + mermaidLabel + `\]|\[\(` + mermaidLabel + `\)\])$`)
 	mermaidSubgraph = regexp.MustCompile(`^  subgraph [a-z]+\[` + mermaidLabel + `\]$`)
 	mermaidEdge     = regexp.MustCompile(`^  (` + mermaidID + `) (-->|-\.->)(\|` + mermaidLabel + `\|)? (` + mermaidID + `)$`)
 	mermaidClassDef = regexp.MustCompile(`^  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*$`)
@@ -282,7 +284,7 @@ func TestPinnedPatternInstanceTracksItsPointer(t *testing.T) {
 	}}}
 	src := Mermaid(Build(m, report))
 	checkMermaid(t, src)
-	for _, want := range []string{`a2["argocd/portfolio"]`, "a2 --> p1", "s2 -.->|\"pushes\"| p1", "class s1,s2,a2,p1 contradiction", "linkStyle 0,2,3 "} {
+	for _, want := range []string{`a1["argocd/portfolio"]`, "a1 --> p1", "s2 -.->|\"stage pushes\"| p1", "class s1,s2,a1,p1 contradiction", "linkStyle 0,1,3 "} {
 		if !strings.Contains(src, want) {
 			t.Errorf("lacks %q:\n%s", want, src)
 		}
@@ -337,5 +339,91 @@ spec:
 	}
 	if !strings.Contains(a, "class s1,s2,a1,a2,p1 contradiction") {
 		t.Errorf("the contradiction is not drawn:\n%s", a)
+	}
+}
+
+// Stages are drawn in promotion order, upstream first (the model's
+// Upstream, from requestedFreight), a line kept together; the Applications
+// follow the Stages that pin them; a cycle, which Kargo refuses, still draws.
+func TestStagesInPromotionOrder(t *testing.T) {
+	main := evaluator.Pointer{Key: "git.example.com/x@main", Known: true, Floating: true, Kind: "branch", Name: "main", Text: "git.example.com/x @ main"}
+	m := &evaluator.Model{Stages: []evaluator.ModelStage{
+		{Key: "a/prod", Upstream: []string{"a/qa", "a/uat"}},
+		{Key: "a/qa", Upstream: []string{"a/dev"}},
+		{Key: "a/uat", Upstream: []string{"a/dev"}},
+		{Key: "a/dev"},
+		{Key: "b/x"},
+		{Key: "c/loop1", Upstream: []string{"c/loop2"}},
+		{Key: "c/loop2", Upstream: []string{"c/loop1"}},
+		{Key: "d/lone", Upstream: []string{"d/gone"}},
+		{Key: "e/self", Upstream: []string{"e/self"}},
+	}}
+	for _, s := range m.Stages {
+		m.Writes = append(m.Writes, evaluator.Write{ID: s.Key, Stage: s.Key, Pointer: main})
+		m.Pins = append(m.Pins, evaluator.Pin{ID: s.Key, Stage: s.Key, Application: "argocd/" + strings.ReplaceAll(s.Key, "/", "-"), Pointer: main, DesiredClass: "own"})
+	}
+	g := Build(m, &evaluator.Report{})
+	var stages, apps []string
+	for _, n := range g.Nodes {
+		switch n.Kind {
+		case KindStage:
+			stages = append(stages, n.Key)
+		case KindApplication:
+			apps = append(apps, n.Key)
+		}
+	}
+	want := []string{"a/dev", "a/qa", "a/uat", "a/prod", "b/x", "d/lone", "e/self", "c/loop1", "c/loop2"}
+	if !slices.Equal(stages, want) {
+		t.Errorf("Stages %q, want %q", stages, want)
+	}
+	for i, a := range apps {
+		if w := "argocd/" + strings.ReplaceAll(want[i], "/", "-"); a != w {
+			t.Errorf("Application %d is %s, want %s (pinned by %s)", i+1, a, w, want[i])
+		}
+	}
+
+	t.Run("six-stages", func(t *testing.T) {
+		race.Sequential(t)
+		src := Mermaid(build(t, estates["six-stages"]))
+		checkMermaid(t, src)
+		at := -1
+		for _, s := range []string{"dev", "integration", "qa", "staging", "prod-eu", "prod-us"} {
+			i := strings.Index(src, `("acme/`+s+`")`)
+			if i < at {
+				t.Errorf("Mermaid declares acme/%s out of promotion order:\n%s", s, src)
+			}
+			at = i
+		}
+	})
+}
+
+// Each write is labelled with its Stage, so that where several Stages push to
+// one branch each edge says whose it is; Stages of two projects with one
+// name are told apart by their keys.
+func TestWriteLabelsAreDistinct(t *testing.T) {
+	t.Run("six-stages", func(t *testing.T) {
+		race.Sequential(t)
+		labels := map[string]bool{}
+		for _, e := range build(t, estates["six-stages"]).Edges {
+			if e.Kind == EdgeWrite {
+				if labels[e.Label] {
+					t.Errorf("two writes labelled %q", e.Label)
+				}
+				labels[e.Label] = true
+			}
+		}
+		if len(labels) != 6 || !labels["prod-eu pushes"] {
+			t.Errorf("write labels %v", labels)
+		}
+	})
+	main := evaluator.Pointer{Key: "git.example.com/x@main", Known: true, Text: "git.example.com/x @ main"}
+	m := &evaluator.Model{Writes: []evaluator.Write{{ID: "1", Stage: "a/dev", Pointer: main}, {ID: "2", Stage: "b/dev", Pointer: main},
+		{ID: "3", Stage: "b/qa", Pointer: main}, {ID: "4", Stage: "c/x](http://evil)/y", Pointer: main}}}
+	var got []string
+	for _, e := range Build(m, &evaluator.Report{}).Edges {
+		got = append(got, e.Label)
+	}
+	if want := []string{"a/dev pushes", "b/dev pushes", "qa pushes", "x](http://evil)/y pushes"}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
 	}
 }

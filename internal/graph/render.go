@@ -36,33 +36,23 @@ var groups = []struct{ kind, id, title string }{
 
 // Mermaid renders g as a Mermaid flowchart (left to right), as GitHub renders
 // it in a ```mermaid block: labels quoted, with quotes, angle brackets and #
-// written as Mermaid entity codes.
+// written as Mermaid entity codes. Nodes are declared in g's order (Stages in
+// promotion order) and in no subgraph: Mermaid's layout keeps the order of
+// declaration where crossings allow, but reorders the nodes of a subgraph
+// (seen on six Stages: qa, dev, prod-us, ...). The shapes tell the kinds
+// apart: a Stage is rounded, an Application a box, a pointer a cylinder.
 func Mermaid(g *Graph) string {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
-	for _, grp := range groups {
-		var lines []string
-		for _, n := range g.Nodes {
-			if n.Kind != grp.kind {
-				continue
-			}
-			open, close := "[", "]"
-			switch n.Kind {
-			case KindStage:
-				open, close = "(", ")"
-			case KindPointer:
-				open, close = "[(", ")]"
-			}
-			lines = append(lines, fmt.Sprintf("    %s%s\"%s\"%s\n", n.ID, open, mermaidText(n.Label), close))
+	for _, n := range g.Nodes {
+		open, close := "[", "]"
+		switch n.Kind {
+		case KindStage:
+			open, close = "(", ")"
+		case KindPointer:
+			open, close = "[(", ")]"
 		}
-		if len(lines) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "  subgraph %s[\"%s\"]\n", grp.id, mermaidText(grp.title))
-		for _, l := range lines {
-			b.WriteString(l)
-		}
-		b.WriteString("  end\n")
+		fmt.Fprintf(&b, "  %s%s\"%s\"%s\n", n.ID, open, mermaidText(n.Label), close)
 	}
 	var red []string
 	for i, e := range g.Edges {

@@ -89,7 +89,14 @@ type findingView struct {
 	PictureNodes                                         int
 	Ways                                                 []digest.Way
 	Recommended                                          fix.Way
-	Remediation, Timeline                                string
+	Remediation                                          []block
+	Timeline                                             string
+}
+
+// block is a paragraph of rule text, or a numbered list.
+type block struct {
+	Text  string
+	Items []string
 }
 
 type objectView struct{ Kind, Name, Where, Note string }
@@ -169,7 +176,7 @@ func view(p Page) (*pageView, error) {
 		fv := findingView{
 			ID: fmt.Sprintf("finding-%d", i+1), Severity: f.Severity, Rule: safetext.Visible(f.Rule), Title: safetext.Visible(f.Title),
 			DocURL: docURL(f.Rule), Pointer: safetext.Visible(f.PointerText), Why: safetext.Visible(it.Why),
-			Message: safetext.Visible(f.Message), Remediation: safetext.Visible(f.Remediation), Ways: it.Ways,
+			Message: safetext.Visible(f.Message), Remediation: prose(f.Remediation), Ways: it.Ways,
 			PictureNodes: it.PictureNodes,
 		}
 		if f.Waived != nil {
@@ -245,6 +252,51 @@ func view(p Page) (*pageView, error) {
 	return v, nil
 }
 
+// numbered is a line that starts an item of a numbered list.
+var numbered = regexp.MustCompile(`^[0-9]+[.)][ \t]+`)
+
+// prose reads a rule's remediation as its METADATA writes it (paragraphs
+// apart by a blank line, lines wrapped at about 80 columns, numbered lists
+// whose items go on on indented lines) and returns its paragraphs and lists
+// with the lines of each joined, escaped for display (safetext.Visible): the
+// page wraps them to its width, and a line break is a break, not a "\n".
+func prose(s string) []block {
+	var out []block
+	open := false // the last block takes more lines
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		text := strings.TrimSpace(line)
+		switch {
+		case text == "":
+			open = false
+		case numbered.MatchString(text):
+			if !open || out[len(out)-1].Items == nil {
+				out = append(out, block{})
+			}
+			b := &out[len(out)-1]
+			b.Items = append(b.Items, numbered.ReplaceAllString(text, ""))
+			open = true
+		case open && (out[len(out)-1].Items == nil || line != strings.TrimLeft(line, " \t")):
+			// A paragraph's next line, or an item's indented one.
+			b := &out[len(out)-1]
+			if n := len(b.Items); n > 0 {
+				b.Items[n-1] += " " + text
+			} else {
+				b.Text += " " + text
+			}
+		default:
+			out = append(out, block{Text: text})
+			open = true
+		}
+	}
+	for i := range out {
+		out[i].Text = safetext.Visible(out[i].Text)
+		for j := range out[i].Items {
+			out[i].Items[j] = safetext.Visible(out[i].Items[j])
+		}
+	}
+	return out
+}
+
 // trusted marks an SVG picture of graph.SVG as HTML to insert as is: SVG
 // escapes every label itself (XML character data and attribute values), and
 // its tests hold it to that with hostile labels.
@@ -297,7 +349,8 @@ th { background: #f6f8fa; }
 .finding.error { border-left-color: #d1242f; } .finding.info { border-left-color: #0969da; }
 .sev { display: inline-block; border-radius: 10px; padding: 0 8px; color: #fff; background: #9a6700; font-size: 12px; text-transform: uppercase; }
 .sev.error { background: #d1242f; } .sev.info { background: #0969da; }
-figure.picture { margin: 8px 0; overflow-x: auto; } figure.picture svg { display: block; max-width: none; }
+figure.picture { margin: 8px 0; } figure.picture svg { display: block; max-width: 100%; height: auto; }
+.finding { overflow-wrap: break-word; } .finding pre { white-space: pre-wrap; } .finding td code { overflow-wrap: anywhere; }
 figcaption { color: #57606a; font-size: 12px; }
 .way.no { color: #57606a; } .recommended { font-weight: bold; }
 .diff .add { color: #116329; background: #dafbe1; } .diff .del { color: #82071e; background: #ffebe9; }
@@ -325,7 +378,7 @@ figcaption { color: #57606a; font-size: 12px; }
 <h2>The estate</h2>
 <figure class="picture" id="estate-picture">
 {{.Estate}}
-<figcaption>Kargo Stages, the Argo CD Applications they pin (edges say what the pin expects), what each Application tracks, and the branches the Stages push to (dashed). What an error is about is red. The same picture as <code>flipflop graph</code>.</figcaption>
+<figcaption>Kargo Stages in promotion order (upstream first), the Argo CD Applications they pin (edges say what the pin expects), what each Application tracks, and the branches the Stages push to (dashed, each labelled with its Stage). What an error is about is red. The same picture as <code>flipflop graph</code>.</figcaption>
 </figure>
 </section>{{else if .EstateNodes}}<section id="estate"><h2>The estate</h2><p>{{.EstateNodes}} Stages, Applications and branches: too many to draw on one page; <code>flipflop graph -o svg</code> draws them.</p></section>{{end}}
 {{if .Findings}}<section id="findings">
@@ -353,7 +406,8 @@ figcaption { color: #57606a; font-size: 12px; }
 {{else}}<li class="way no"><code>{{.Way}}</code> does not apply: {{.Reason}}</li>
 {{end}}{{end}}</ol>
 {{else if .Remediation}}<h4>Ways out</h4>
-<pre class="remediation">{{.Remediation}}</pre>
+<div class="remediation">{{range .Remediation}}{{if .Items}}<ol>{{range .Items}}<li>{{.}}</li>{{end}}</ol>{{else}}<p>{{.Text}}</p>{{end}}
+{{end}}</div>
 {{end}}
 {{if .Timeline}}<h4>Promotion timeline</h4>
 <pre class="timeline">{{.Timeline}}</pre>

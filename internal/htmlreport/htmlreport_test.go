@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,7 +147,8 @@ func TestHostilePage(t *testing.T) {
 		r := &evaluator.Report{Findings: []evaluator.Finding{f}, Errors: []evaluator.LoadError{{Path: name, Message: name}}, Summary: evaluator.Summary{Error: 1}}
 		g := &graph.Graph{Nodes: []graph.Node{{ID: "s1", Kind: graph.KindStage, Key: name, Label: name, Error: true}}}
 		d := &digest.Digest{Report: r, Estate: g, NoFix: name, Items: []digest.Item{{Finding: f, Why: name, Picture: g, PictureNodes: 1,
-			Ways: []digest.Way{{Way: fix.StageBranches, Applicable: true, Command: "flipflop fix --way stage-branches '" + name + "'"}, {Way: fix.NoDesiredRevision, Reason: name}}}}}
+			Ways: []digest.Way{{Way: fix.StageBranches, Applicable: true, Command: "flipflop fix --way stage-branches '" + name + "'"}, {Way: fix.NoDesiredRevision, Reason: name}}},
+			{Finding: f, Why: name}}} // its remediation as the ways out
 		var b bytes.Buffer
 		if err := Write(&b, Page{Digest: d, Version: name, Paths: []string{name}}); err != nil {
 			t.Fatal(err)
@@ -166,4 +168,94 @@ func TestHostilePage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A finding without ways out (a warning) shows its rule's remediation as
+// paragraphs and lists the page wraps: no "\n" written out, no line as wide
+// as the METADATA's wrapped text joined.
+func TestRemediationReadsAsProse(t *testing.T) {
+	race.Sequential(t)
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []digest.Item
+	var want [][2]int // paragraphs and list items of each
+	for _, r := range ev.Rules() {
+		if r.ID != "shared-write-branch" && r.ID != "shared-branch-contradiction" {
+			continue
+		}
+		f := evaluator.Finding{Rule: r.ID, Severity: "warning", Title: r.Title, Message: "m", Remediation: r.Remediation}
+		items = append(items, digest.Item{Finding: f, Why: "m"})
+		if r.ID == "shared-write-branch" {
+			want = append(want, [2]int{1, 0})
+		} else {
+			want = append(want, [2]int{1, 4}) // a lead-in and four ways
+		}
+	}
+	if len(items) != 2 {
+		t.Fatalf("%d rules found", len(items))
+	}
+	d := &digest.Digest{Report: &evaluator.Report{Summary: evaluator.Summary{Warning: 2}}, Items: items}
+	var b bytes.Buffer
+	if err := Write(&b, Page{Digest: d}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]int
+	var texts []string
+	var walk func(n *html.Node, in bool)
+	walk = func(n *html.Node, in bool) {
+		if n.Type == html.ElementNode && n.Data == "pre" && in {
+			t.Errorf("the remediation is preformatted")
+		}
+		if n.Type == html.ElementNode && hasClass(n, "remediation") {
+			got = append(got, [2]int{})
+			in = true
+		}
+		if in && n.Type == html.ElementNode {
+			switch n.Data {
+			case "p":
+				got[len(got)-1][0]++
+			case "li":
+				got[len(got)-1][1]++
+			}
+		}
+		if in && n.Type == html.TextNode {
+			texts = append(texts, n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, in)
+		}
+	}
+	walk(doc, false)
+	if len(got) != len(want) {
+		t.Fatalf("%d remediations shown, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("remediation %d: %d paragraphs and %d items, want %v", i+1, got[i][0], got[i][1], want[i])
+		}
+	}
+	all := strings.Join(texts, "")
+	if strings.Contains(all, `\n`) {
+		t.Errorf("a line break written out as \\n:\n%s", all)
+	}
+	for _, w := range []string{"Prefer a branch per Stage (render into env/<stage> and push there). If all Stages must write one branch", "Stage-specific branches (recommended): render plain manifests"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("the remediations lack %q:\n%s", w, all)
+		}
+	}
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, a := range n.Attr {
+		if a.Key == "class" && slices.Contains(strings.Fields(a.Val), class) {
+			return true
+		}
+	}
+	return false
 }

@@ -185,7 +185,7 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 	b.WriteString("\n\n")
 	switch {
 	case it.Picture != nil:
-		b.WriteString("```mermaid\n" + graph.Mermaid(it.Picture) + "```\n\n")
+		b.WriteString("```mermaid\n" + graph.Mermaid(it.Picture) + "```\n\n" + mdPictureKey)
 	case it.PictureNodes > 0:
 		fmt.Fprintf(&b, "*No picture: %d objects are involved; `flipflop graph` draws them.*\n\n", it.PictureNodes)
 	}
@@ -224,6 +224,10 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 	}
 	return b.String()
 }
+
+// mdPictureKey says what a picture's shapes are: Mermaid draws no column
+// titles (graph.Mermaid says why).
+const mdPictureKey = "*Rounded: Kargo Stages, upstream first · boxes: Argo CD Applications · cylinders: repository @ revision · dashed: pushes · red: what this error is about.*\n\n"
 
 // markdownRow is one finding as a row of the table of other findings.
 func markdownRow(f evaluator.Finding) string {

@@ -263,3 +263,15 @@ func TestMarkdownMentionsNobody(t *testing.T) {
 		}
 	}
 }
+
+// Each picture is followed by what its shapes are, since Mermaid draws the
+// kinds of node as shapes and no column titles.
+func TestMarkdownPictureKey(t *testing.T) {
+	r, d := hostileMarkdownDigest("acme")
+	opts := fixtureOptions()
+	opts.Digest = d
+	out := render(t, "markdown", r, opts)
+	if !strings.Contains(string(out), "```\n\n*Rounded: Kargo Stages, upstream first · boxes: Argo CD Applications · cylinders: repository @ revision · dashed: pushes · red: what this error is about.*\n") {
+		t.Errorf("no key under the picture:\n%s", out)
+	}
+}
