@@ -200,20 +200,7 @@ func TestCompatConftestSeedContradiction(t *testing.T) {
 			// Without --combine: every document is checked alone; say so.
 			plain := []string{"test", "--namespace", "flipflop", "--rego-version", "v1"}
 			results, code = conftestRun(t, c, append(plain, policy...), "examples/contradiction")
-			warned := 0
-			for _, r := range results {
-				if len(r.Failures) > 0 {
-					t.Errorf("not combined: failures %v", r.Failures)
-				}
-				for _, w := range r.Warnings {
-					if w.Metadata.Rule == "not-combined" && strings.Contains(w.Msg, "--combine") {
-						warned++
-					}
-				}
-			}
-			if warned == 0 || code != 0 {
-				t.Errorf("not combined: %d not-combined warnings, exit %d; want warnings and exit 0", warned, code)
-			}
+			assertNotCombined(t, "not combined", results, code)
 		})
 	}
 }
@@ -290,20 +277,7 @@ func TestCompatConftestDefaultNamespace(t *testing.T) {
 			}
 			// Without --combine: each document alone, a not-combined warning each.
 			results, code := conftestRun(t, c, base, dir)
-			warned := 0
-			for _, r := range results {
-				if len(r.Failures) > 0 {
-					t.Errorf("not combined: failures %v", r.Failures)
-				}
-				for _, w := range r.Warnings {
-					if w.Metadata.Rule == "not-combined" && strings.Contains(w.Msg, "--combine") {
-						warned++
-					}
-				}
-			}
-			if warned == 0 || code != 0 {
-				t.Errorf("not combined, no --namespace: %d not-combined warnings, exit %d; want warnings and exit 0", warned, code)
-			}
+			assertNotCombined(t, "not combined, no --namespace", results, code)
 		})
 	}
 }
@@ -358,4 +332,24 @@ func bundleVerdictsOf(t *testing.T, h host, inputs string) map[string][]string {
 		got[estate] = sortVerdicts(vs)
 	}
 	return got
+}
+
+// assertNotCombined checks a conftest run without --combine: no failure, a
+// not-combined warning naming --combine, exit 0.
+func assertNotCombined(t *testing.T, what string, results []conftestResult, code int) {
+	t.Helper()
+	warned := 0
+	for _, r := range results {
+		if len(r.Failures) > 0 {
+			t.Errorf("%s: failures %v", what, r.Failures)
+		}
+		for _, w := range r.Warnings {
+			if w.Metadata.Rule == "not-combined" && strings.Contains(w.Msg, "--combine") {
+				warned++
+			}
+		}
+	}
+	if warned == 0 || code != 0 {
+		t.Errorf("%s: %d not-combined warnings, exit %d; want warnings and exit 0", what, warned, code)
+	}
 }
