@@ -274,3 +274,34 @@ func TestJUnitFailuresAgreeWithExitCode(t *testing.T) {
 		}
 	}
 }
+
+// -o gitlab writes a Code Quality report (a JSON array of issues at the
+// files and lines of the findings) and exits as every other format does.
+func TestGitLabCodeQuality(t *testing.T) {
+	race.Sequential(t)
+	stdout, stderr, code := run(t, "", "check", "-o", "gitlab", "../../examples/contradiction")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFindings, stderr)
+	}
+	var issues []struct {
+		CheckName string `json:"check_name"`
+		Severity  string `json:"severity"`
+		Location  struct {
+			Path  string `json:"path"`
+			Lines struct {
+				Begin int `json:"begin"`
+			} `json:"lines"`
+		} `json:"location"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &issues); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(issues) != 2 || issues[0].CheckName != "shared-branch-contradiction" || issues[0].Severity != "critical" ||
+		issues[0].Location.Path != "../../examples/contradiction/kargo.yaml" || issues[0].Location.Lines.Begin != 18 ||
+		issues[1].Severity != "minor" {
+		t.Errorf("issues %+v", issues)
+	}
+	if _, _, code := run(t, "", "check", "-o", "gitlab", "--fail-on", "never", "../../examples/contradiction"); code != ExitOK {
+		t.Errorf("--fail-on never: exit %d", code)
+	}
+}

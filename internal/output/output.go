@@ -1,7 +1,8 @@
 // Package output renders a flipflop report, one file per format: text (for a
 // person at a terminal), json (the documented contract), sarif (code
-// scanning), junit (test reports), github (workflow annotations) and markdown
-// (job summaries, merge-request notes, pull-request comments).
+// scanning), junit (test reports), github (workflow annotations), gitlab
+// (GitLab Code Quality) and markdown (job summaries, merge-request notes,
+// pull-request comments).
 package output
 
 import (
@@ -91,6 +92,7 @@ var renderers = map[string]renderer{
 	"sarif":    writeSARIF,
 	"junit":    writeJUnit,
 	"github":   writeGitHub,
+	"gitlab":   writeGitLab,
 	"markdown": writeMarkdown,
 }
 
