@@ -121,29 +121,36 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 
 // kargoNote says which Kargo version the findings assume, and why: the
 // version-dependent facts (fields a step may have, how the authorized-stage
-// annotation is read) follow it.
+// annotation is read) follow it. Escaped for display.
 func kargoNote(k *evaluator.KargoVersion) string {
+	return kargoSentence(k, safetext.Text, "--kargo-version")
+}
+
+// kargoSentence is kargoNote's sentence with each value (a version, where it
+// was named) passed through value and the flag written as flag, so that each
+// format escapes only the values.
+func kargoSentence(k *evaluator.KargoVersion, value func(string) string, flag string) string {
 	if k == nil || k.Version == "" {
 		return ""
 	}
 	if k.Assumed {
-		s := "Kargo " + k.Version + " assumed, the newest release flipflop models (name yours with --kargo-version)"
+		s := "Kargo " + value(k.Version) + " assumed, the newest release flipflop models (name yours with " + flag + ")"
 		if k.Source != "" {
-			s += "; " + k.Source
+			s += "; " + value(k.Source)
 		}
-		return safetext.Text(s)
+		return s
 	}
-	s := "Kargo " + k.Version
+	s := "Kargo " + value(k.Version)
 	if k.Named != "" {
-		s = "Kargo " + k.Named
+		s = "Kargo " + value(k.Named)
 	}
 	if k.Source != "" {
-		s += " (from " + k.Source + ")"
+		s += " (from " + value(k.Source) + ")"
 	}
 	if k.Named != "" {
-		s += ", read as " + k.Version + ", the newest release flipflop models"
+		s += ", read as " + value(k.Version) + ", the newest release flipflop models"
 	}
-	return safetext.Text(s)
+	return s
 }
 
 // objectsChecked opens the summary line: "6 objects checked", and how many
