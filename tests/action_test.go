@@ -270,7 +270,7 @@ func TestActionCheck(t *testing.T) {
 		inSummary []string
 	}{
 		{name: "contradiction", paths: "examples/contradiction", sarif: "true", code: 1, stdout: "::error file=examples/contradiction/kargo.yaml,line=18,title=shared-branch-contradiction",
-			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme\\/dev", "```sh\nflipflop fix --way stage-branches -- examples/contradiction\n```"}},
+			inSummary: []string{"## flipflop: 1 error, 1 warning", "```mermaid\nflowchart LR\n", "**Why:** Stages acme/dev, acme/qa all pin", "```sh\nflipflop fix --way stage-branches -- examples/contradiction\n```"}},
 		{name: "clean", paths: "examples/fix-stage-branches", sarif: "true", code: 0, stdout: "flipflop: 5 objects checked (1 more skipped: no rule reads their kind): 0 errors", summary: "true",
 			inSummary: []string{"## flipflop: no error, 0 warnings", "No finding."}},
 		{name: "several paths", paths: "examples/contradiction/argocd.yaml\n examples/contradiction/kargo.yaml", sarif: "false", code: 1, summary: "false"},

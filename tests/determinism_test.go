@@ -22,7 +22,7 @@ func TestDeterministicOutput(t *testing.T) {
 		runs        [2]run
 	}
 	var pairs []*pair
-	for _, format := range []string{"text", "json", "sarif", "junit", "github"} {
+	for _, format := range []string{"text", "json", "sarif", "junit", "github", "gitlab"} {
 		for _, dir := range []string{"examples", "policies/rules"} {
 			pairs = append(pairs, &pair{format: format, dir: dir})
 		}

@@ -110,7 +110,7 @@ func TestPullRequestCannotTakeOtherTeamsOut(t *testing.T) {
 			if !slices.Contains(listed, want) {
 				t.Errorf("json: notListed %v, want %s", listed, want)
 			}
-			for _, format := range []string{"github", "markdown", "sarif", "junit", "text"} {
+			for _, format := range []string{"github", "gitlab", "markdown", "sarif", "junit", "text"} {
 				out, _, _ := runCmd(t, "..", bin, "check", "-o", format, dir)
 				if !strings.Contains(out, tc.notChecked) || !strings.Contains(strings.ToLower(out), "not checked") {
 					t.Errorf("-o %s does not say that %s was not checked:\n%s", format, tc.notChecked, out)

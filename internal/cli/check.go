@@ -14,7 +14,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
-var failLevels = []string{"error", "warning", "info", "never"}
+var failLevels = output.FailLevels()
 
 // checkFlags are the flags of `flipflop check`.
 type checkFlags struct {
@@ -69,7 +69,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	ev := in.ev
-	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String()}
+	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String(), FailOn: f.failOn}
 	var report *evaluator.Report
 	if f.output == "markdown" || f.summary != "" {
 		// The pictures and the ways out need the model and a fix plan.

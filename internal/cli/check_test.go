@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,5 +239,69 @@ func TestWaivers(t *testing.T) {
 	}
 	if _, _, code := run(t, "", "check", "--waivers", filepath.Join(dir, "missing.yaml"), dir); code != ExitIncomplete {
 		t.Errorf("missing waivers file: exit %d, want 2", code)
+	}
+}
+
+// The JUnit report fails a test exactly when the run fails on findings: at
+// every --fail-on level, its failure count is the number of findings that
+// make check exit 1 (a warning on a run that exits 0 is no failed test in
+// GitLab's merge-request widget).
+func TestJUnitFailuresAgreeWithExitCode(t *testing.T) {
+	race.Sequential(t)
+	for _, level := range []string{"error", "warning", "info", "never"} {
+		stdout, stderr, code := run(t, "", "check", "-o", "junit", "--fail-on", level, "../../examples/contradiction")
+		var doc struct {
+			Failures int `xml:"failures,attr"`
+			Skipped  int `xml:"skipped,attr"`
+		}
+		if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("--fail-on %s: %v\n%s", level, err, stdout)
+		}
+		js, _, _ := run(t, "", "check", "-o", "json", "../../examples/contradiction")
+		var report evaluator.Report
+		if err := json.Unmarshal([]byte(js), &report); err != nil {
+			t.Fatal(err)
+		}
+		want := report.Count(level)
+		if level == "never" {
+			want = 0
+		}
+		if doc.Failures != want || (code == ExitFindings) != (want > 0) || (code == ExitOK) != (want == 0) {
+			t.Errorf("--fail-on %s: exit %d with %d JUnit failures, want %d failures; stderr: %s", level, code, doc.Failures, want, stderr)
+		}
+		if doc.Failures+doc.Skipped != len(report.Findings) {
+			t.Errorf("--fail-on %s: %d failed and %d skipped for %d findings", level, doc.Failures, doc.Skipped, len(report.Findings))
+		}
+	}
+}
+
+// -o gitlab writes a Code Quality report (a JSON array of issues at the
+// files and lines of the findings) and exits as every other format does.
+func TestGitLabCodeQuality(t *testing.T) {
+	race.Sequential(t)
+	stdout, stderr, code := run(t, "", "check", "-o", "gitlab", "../../examples/contradiction")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFindings, stderr)
+	}
+	var issues []struct {
+		CheckName string `json:"check_name"`
+		Severity  string `json:"severity"`
+		Location  struct {
+			Path  string `json:"path"`
+			Lines struct {
+				Begin int `json:"begin"`
+			} `json:"lines"`
+		} `json:"location"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &issues); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(issues) != 2 || issues[0].CheckName != "shared-branch-contradiction" || issues[0].Severity != "critical" ||
+		issues[0].Location.Path != "../../examples/contradiction/kargo.yaml" || issues[0].Location.Lines.Begin != 18 ||
+		issues[1].Severity != "minor" {
+		t.Errorf("issues %+v", issues)
+	}
+	if _, _, code := run(t, "", "check", "-o", "gitlab", "--fail-on", "never", "../../examples/contradiction"); code != ExitOK {
+		t.Errorf("--fail-on never: exit %d", code)
 	}
 }

@@ -43,6 +43,9 @@ type (
 	}
 	junitSkipped struct {
 		Message string `xml:"message,attr"`
+		// Text is the finding's report for a finding that does not fail
+		// the run (as a <failure>'s), empty otherwise.
+		Text string `xml:",cdata"`
 	}
 	junitProblem struct {
 		Message string `xml:"message,attr"`
@@ -57,10 +60,20 @@ type (
 const junitErrorsSuite = "errors"
 
 // writeJUnit writes the report as JUnit XML: one testsuite per rule (sorted by
-// id) with a failed testcase per finding (skipped when waived), or one passing
-// testcase named after the rule when it found nothing; load errors as testcases with <error> in a
+// id) with a testcase per finding, or one passing testcase named after the
+// rule when it found nothing; load errors as testcases with <error> in a
 // testsuite named "errors", present only when there are load errors.
+//
+// A finding's testcase fails only when the finding fails the run
+// (Options.FailOn, as the exit code counts), so that a test report viewer
+// (GitLab's merge-request widget, Jenkins) shows a failed test exactly when
+// the job fails on findings. A finding below --fail-on is skipped, its
+// message and report in the <skipped>: GitLab shows a skipped test's
+// <skipped> text and never a passing test's output (its parser keeps
+// system-out only for failures), Jenkins shows both, and neither counts a
+// skip against the build. A waived finding is skipped too, with the waiver.
 func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
+	failOn := opts.failOn()
 	byRule := map[string][]*evaluator.Finding{}
 	var ids []string
 	for _, r := range opts.Rules {
@@ -88,12 +101,19 @@ func writeJUnit(w io.Writer, report *evaluator.Report, opts Options) error {
 			if p := primary(f); p >= 0 {
 				c.File, c.Line = safetext.Text(f.Resources[p].File), f.Resources[p].Line
 			}
-			if f.Waived != nil {
+			switch {
+			case f.Waived != nil:
 				c.Skipped = &junitSkipped{Message: "waived: " + waiverNote(f.Waived)}
 				suite.Skipped++
-			} else {
+			case fails(f, failOn):
 				c.Failure = &junitProblem{Message: safetext.Text(f.Message), Type: f.Severity, Text: xmlText(failureText(f))}
 				suite.Failures++
+			default:
+				c.Skipped = &junitSkipped{
+					Message: fmt.Sprintf("%s, does not fail the run (--fail-on %s): %s", f.Severity, failOn, safetext.Text(f.Message)),
+					Text:    xmlText(failureText(f)),
+				}
+				suite.Skipped++
 			}
 			suite.Cases = append(suite.Cases, c)
 		}

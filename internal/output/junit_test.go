@@ -32,6 +32,7 @@ type (
 		Line      int    `xml:"line,attr"`
 		Skipped   *struct {
 			Message string `xml:"message,attr"`
+			Text    string `xml:",chardata"`
 		} `xml:"skipped"`
 		Failure *jProblem `xml:"failure"`
 		Error   *jProblem `xml:"error"`
@@ -74,13 +75,15 @@ func TestJUnit(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("suites %q, want %q", got, want)
 	}
-	if doc.Tests != 7 || doc.Failures != 3 || doc.Errors != 2 || doc.Skipped != 1 {
-		t.Errorf("totals tests=%d failures=%d errors=%d skipped=%d, want 7, 3, 2, 1", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	// --fail-on error (the default): the error fails, the warning and the
+	// info finding are skipped, and so is the waived finding.
+	if doc.Tests != 7 || doc.Failures != 1 || doc.Errors != 2 || doc.Skipped != 3 {
+		t.Errorf("totals tests=%d failures=%d errors=%d skipped=%d, want 7, 1, 2, 3", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
 	}
 
 	// A waived finding is skipped, with the waiver's reason.
 	swb := suites["shared-write-branch"]
-	if swb.Failures != 1 || swb.Skipped != 1 || len(swb.Cases) != 2 {
+	if swb.Failures != 0 || swb.Skipped != 2 || len(swb.Cases) != 2 {
 		t.Fatalf("suite %+v", swb)
 	}
 	if c := swb.Cases[1]; c.Failure != nil || c.Skipped == nil ||
@@ -125,6 +128,49 @@ func TestJUnit(t *testing.T) {
 	if e.Name != "charts/broken.yaml:4" || e.File != "charts/broken.yaml" || e.Line != 4 || e.Error == nil ||
 		e.Error.Message != report.Errors[0].Message || e.Error.Text != report.Errors[0].Error() {
 		t.Errorf("error testcase %+v", e)
+	}
+}
+
+// JUnit fails a finding's testcase exactly when the finding fails the run:
+// at every --fail-on level, the failures are the findings the exit code
+// counts, and a finding below the level is a skipped testcase that says so,
+// with the finding's message and report (GitLab shows a <skipped>'s text, and
+// no output of a passing test).
+func TestJUnitFailuresAgreeWithFailOn(t *testing.T) {
+	report := fixtureReport()
+	for _, level := range FailLevels() {
+		opts := fixtureOptions()
+		opts.FailOn = level
+		doc := readJUnit(t, render(t, "junit", report, opts))
+		want := report.Count(level)
+		if level == FailNever {
+			want = 0
+		}
+		if doc.Failures != want {
+			t.Errorf("--fail-on %s: %d failures, want %d (the findings that fail the run)", level, doc.Failures, want)
+		}
+		failures, skipped := 0, 0
+		for _, s := range doc.Suites {
+			for _, c := range s.Cases {
+				switch {
+				case c.Failure != nil:
+					failures++
+				case c.Skipped != nil && strings.Contains(c.Skipped.Message, "does not fail the run (--fail-on "+level+")"):
+					skipped++
+					if !strings.Contains(c.Skipped.Text, "see https://") || !strings.Contains(c.Skipped.Message, ": Stage") {
+						t.Errorf("--fail-on %s: a finding below it lacks its message or report: %+v", level, c.Skipped)
+					}
+				}
+			}
+		}
+		if failures != want || failures+skipped != len(report.Findings)-report.Summary.Waived {
+			t.Errorf("--fail-on %s: %d failed and %d skipped testcases for %d unwaived findings, %d failing", level, failures, skipped, len(report.Findings)-report.Summary.Waived, want)
+		}
+	}
+	opts := fixtureOptions()
+	opts.FailOn = "warnings"
+	if err := Write(new(bytes.Buffer), "junit", report, opts); err == nil {
+		t.Error("an unknown fail-on level is accepted")
 	}
 }
 

@@ -29,14 +29,28 @@ const (
 
 var ruleID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// placeholder is a word of flipflop's own prose that stands for a value to
+// fill in, such as env/<stage>.
+var placeholder = regexp.MustCompile(`[^\s()<>]*<[a-z-]+>[^\s(),;<>]*`)
+
+// prose returns flipflop's own text (rule titles, the ways' trade-offs, why
+// no way out is previewed) for Markdown, where it is written as Markdown-safe
+// prose and read as it is: only its placeholders become code spans, since a
+// "<" would start an HTML tag. Values from the input never come here: they
+// go through safetext.Markdown or safetext.MarkdownCode.
+func prose(s string) string {
+	return placeholder.ReplaceAllStringFunc(s, func(p string) string { return "`" + p + "`" })
+}
+
 // writeMarkdown writes the report for the places people read Markdown: a
 // GitHub job summary, a merge-request note, a pull-request comment. A table of
 // the findings by severity and rule; then, per error, the picture of the
 // objects involved (a Mermaid flowchart: the finding's part of the graph
 // `flipflop graph` draws), why in two sentences, and the way out with the
 // command that previews it; then the other findings, one row each, and the
-// input errors. Every value from the input is escaped for Markdown
-// (safetext.Markdown, safetext.MarkdownCode) or for Mermaid (graph.Mermaid),
+// input errors. Every value from the input, and every message that quotes
+// one, is escaped for Markdown (safetext.Markdown, safetext.MarkdownCode) or
+// for Mermaid (graph.Mermaid); flipflop's own sentences are not (prose),
 // and the whole stays under Options.MarkdownLimit (DefaultMarkdownLimit when
 // 0), saying how many findings were left out.
 func writeMarkdown(w io.Writer, report *evaluator.Report, opts Options) error {
@@ -56,8 +70,8 @@ func writeMarkdown(w io.Writer, report *evaluator.Report, opts Options) error {
 	}
 	fmt.Fprintf(&b, "## flipflop: %s, %s\n\n", verdict, plural(s.Warning, "warning"))
 	fmt.Fprintf(&b, "%s: %s, %s, %s%s.", objectsChecked(s), plural(s.Error, "error"), plural(s.Warning, "warning"), plural(s.Info, "info"), summaryTail(report))
-	if k := kargoNote(report.Kargo); k != "" {
-		b.WriteString(" " + safetext.Markdown(k) + ".")
+	if k := kargoSentence(report.Kargo, safetext.Markdown, "`--kargo-version`"); k != "" {
+		b.WriteString(" " + k + ".")
 	}
 	b.WriteString("\n\n")
 	writeMarkdownCounts(&b, report)
@@ -120,7 +134,7 @@ func writeMarkdown(w io.Writer, report *evaluator.Report, opts Options) error {
 		fmt.Fprintf(&b, "**%s left out** to keep this under %d KiB: `flipflop check` lists every finding.\n\n", plural(left, "finding"), limit>>10)
 	}
 	if opts.Version != "" {
-		fmt.Fprintf(&b, "<sub>flipflop %s</sub>\n", safetext.Markdown(opts.Version))
+		fmt.Fprintf(&b, "<sub>flipflop %s</sub>\n", prose(opts.Version))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -153,7 +167,7 @@ func writeMarkdownCounts(b *strings.Builder, report *evaluator.Report) {
 	slices.SortStableFunc(rows, func(a, c row) int { return evaluator.SeverityRank(c.severity) - evaluator.SeverityRank(a.severity) })
 	b.WriteString("| severity | rule | findings |\n|---|---|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(b, "| %s %s | %s: %s | %d |\n", severityMark(r.severity), safetext.Markdown(r.severity), ruleLink(r.rule), safetext.Markdown(r.title), counts[r])
+		fmt.Fprintf(b, "| %s %s | %s: %s | %d |\n", severityMark(r.severity), r.severity, ruleLink(r.rule), prose(r.title), counts[r])
 	}
 	b.WriteString("\n")
 }
@@ -163,7 +177,7 @@ func writeMarkdownCounts(b *strings.Builder, report *evaluator.Report) {
 func markdownError(it digest.Item, noFix string, fixable bool) string {
 	f := it.Finding
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s %s · %s: %s\n\n", severityMark(f.Severity), safetext.Markdown(f.Severity), ruleLink(f.Rule), safetext.Markdown(f.Title))
+	fmt.Fprintf(&b, "### %s %s · %s: %s\n\n", severityMark(f.Severity), f.Severity, ruleLink(f.Rule), prose(f.Title))
 	if f.PointerText != "" {
 		fmt.Fprintf(&b, "On %s. ", safetext.MarkdownCode(digest.Clip(f.PointerText, mdMaxName)))
 	}
@@ -191,7 +205,7 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 	}
 	fmt.Fprintf(&b, "**Why:** %s\n\n", safetext.Markdown(it.Why))
 	if rec := it.Recommended(); rec != nil {
-		fmt.Fprintf(&b, "**Way out:** `%s` — %s", rec.Way, safetext.Markdown(rec.TradeOff))
+		fmt.Fprintf(&b, "**Way out:** `%s` — %s", rec.Way, prose(rec.TradeOff))
 		if rec.Partial {
 			b.WriteString(" (partly: the preview says what is left to do by hand)")
 		}
@@ -204,7 +218,7 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 		var also []string
 		for _, w := range it.Ways {
 			if w.Applicable && w.Way != rec.Way {
-				also = append(also, fmt.Sprintf("`%s` (%s)", w.Way, safetext.Markdown(w.TradeOff)))
+				also = append(also, fmt.Sprintf("`%s` (%s)", w.Way, prose(w.TradeOff)))
 			}
 		}
 		if len(also) > 0 {
@@ -216,7 +230,7 @@ func markdownError(it digest.Item, noFix string, fixable bool) string {
 		case len(it.Ways) > 0:
 			why = " (" + safetext.Markdown(it.Ways[0].Reason) + ")"
 		case noFix != "" && fixable:
-			why = " (" + safetext.Markdown(noFix) + ")"
+			why = " (" + prose(noFix) + ")"
 		}
 		way := strings.TrimRight(digest.Sentences(unwrap(f.Remediation), 2, digest.MaxWhy), ".")
 		fmt.Fprintf(&b, "**Way out:** %s%s. The ways out and what each costs: %s.\n\n",
@@ -240,7 +254,7 @@ func markdownRow(f evaluator.Finding) string {
 		r := f.Resources[i]
 		where = safetext.Markdown(digest.Clip(r.Kind+" "+key(r), mdMaxName)) + " " + safetext.Markdown(digest.Clip(rawLocation(r), mdMaxName))
 	}
-	sev := safetext.Markdown(f.Severity)
+	sev := f.Severity
 	if f.Waived != nil {
 		sev += " (waived: " + safetext.Markdown(digest.Clip(f.Waived.Reason, 120)) + ")"
 	}

@@ -275,3 +275,74 @@ func TestMarkdownPictureKey(t *testing.T) {
 		t.Errorf("no key under the picture:\n%s", out)
 	}
 }
+
+// Markdown escapes what comes from the input and only that: flipflop's own
+// sentences read as written, and no backslash stands before punctuation that
+// Markdown gives no meaning (a GitLab note or a chat message showing the
+// source would show it).
+func TestMarkdownEscapesOnlyInput(t *testing.T) {
+	clean := string(render(t, "markdown", cleanReport(), fixtureOptions()))
+	if want := "Kargo v1.11.2 assumed, the newest release flipflop models (name yours with `--kargo-version`)."; !strings.Contains(clean, want) {
+		t.Errorf("the Kargo note is not written as prose, want %q:\n%s", want, clean)
+	}
+	r := fixtureReport()
+	r.Findings[0].Message = "Stages acme/dev, acme/qa all pin desiredRevision (\"does not match\") on github.com/acme/deploy @ main. Only one commit can be the head of it: every promotion flips."
+	r.Kargo = &evaluator.KargoVersion{Version: "v1.9.0", Named: "v1.99.0", Source: "--kargo-version"}
+	_, d := hostileMarkdownDigest("acme/dev")
+	d.Report, d.Items[0].Finding = r, r.Findings[0]
+	d.Items[0].Why = r.Findings[0].Message
+	d.Items = d.Items[:1]
+	for _, f := range r.Findings[1:] {
+		d.Items = append(d.Items, digest.Item{Finding: f, Why: f.Message})
+	}
+	opts := fixtureOptions()
+	opts.Digest = d
+	out := string(render(t, "markdown", r, opts))
+	for _, want := range []string{
+		"**Why:** " + r.Findings[0].Message + "\n",
+		"Kargo v1.99.0 (from \\--kargo-version), read as v1.9.0, the newest release flipflop models.",
+		"| 🔴 error | [`shared-branch-contradiction`](" + ruleDocURL("shared-branch-contradiction") + "): Several Stages pin one floating pointer | 1 |",
+		"— recommended: each Stage renders into a branch only it writes (`env/<stage>`) and its Application tracks it; the revision check stays.",
+		"(smallest change: the flip-flop ends, but Kargo no longer checks that the Application runs the promoted commit)",
+		"| github.com/acme/deploy @ main | Stage acme/dev odd dir/a,b: 100%.yaml\\:3 |",
+		"`charts/broken.yaml:4`: yaml: line 4: mapping values are not allowed in this context",
+		"<sub>flipflop 1.2.3</sub>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if m := regexp.MustCompile(`\\[.,()/'"?;=+]`).FindAllString(out, -1); len(m) > 0 {
+		t.Errorf("backslashes Markdown needs not: %q\n%s", m, out)
+	}
+}
+
+// flipflop's own text that the markdown format writes as it is (every rule's
+// title, every way's trade-off) is Markdown-safe prose: rendered, it makes
+// no element but code spans (its placeholders) and reads as written.
+func TestMarkdownOwnTextIsProse(t *testing.T) {
+	_, rules := evaluatedReport(t)
+	var own []string
+	for _, r := range rules {
+		own = append(own, r.Title)
+	}
+	for _, w := range fix.Ways() {
+		own = append(own, w.TradeOff())
+	}
+	own = append(own, "1.2.3", "v0.0.0-20260101000000-abcdef012345+dirty", "dev")
+	for _, s := range own {
+		var h bytes.Buffer
+		if err := gfm.Convert([]byte("x "+prose(s)+"\n"), &h); err != nil {
+			t.Fatal(err)
+		}
+		page := strings.TrimSpace(h.String())
+		for _, tag := range regexp.MustCompile(`<(/?)([a-z0-9]+)`).FindAllStringSubmatch(page, -1) {
+			if tag[2] != "p" && tag[2] != "code" {
+				t.Errorf("%q renders <%s>: %s", s, tag[2], page)
+			}
+		}
+		if text := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(page, "")); text != "x "+s {
+			t.Errorf("%q renders as %q", s, text)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package output renders a flipflop report, one file per format: text (for a
 // person at a terminal), json (the documented contract), sarif (code
-// scanning), junit (test reports), github (workflow annotations) and markdown
-// (job summaries, merge-request notes, pull-request comments).
+// scanning), junit (test reports), github (workflow annotations), gitlab
+// (GitLab Code Quality) and markdown (job summaries, merge-request notes,
+// pull-request comments).
 package output
 
 import (
@@ -48,6 +49,39 @@ type Options struct {
 	// MarkdownLimit bounds the markdown format, in bytes; 0 means
 	// DefaultMarkdownLimit.
 	MarkdownLimit int
+	// FailOn is check's --fail-on: the severity at or above which an
+	// unwaived finding fails the run (evaluator.SeverityError,
+	// SeverityWarning, SeverityInfo), or FailNever; "" means SeverityError,
+	// check's default. The junit format fails only those findings, so that
+	// its failures agree with the exit code.
+	FailOn string
+}
+
+// FailNever is the FailOn level at which no finding fails the run.
+const FailNever = "never"
+
+// FailLevels lists the values of Options.FailOn (and of --fail-on), most
+// severe first.
+func FailLevels() []string {
+	return []string{evaluator.SeverityError, evaluator.SeverityWarning, evaluator.SeverityInfo, FailNever}
+}
+
+// failOn is the fail-on level of opts, its default filled in.
+func (o Options) failOn() string {
+	if o.FailOn == "" {
+		return evaluator.SeverityError
+	}
+	return o.FailOn
+}
+
+// fails reports whether f fails the run at the fail-on level failOn, as the
+// exit code counts findings (evaluator.Report.Count): unwaived, and at or
+// above the level.
+func fails(f *evaluator.Finding, failOn string) bool {
+	if f.Waived != nil || failOn == FailNever {
+		return false
+	}
+	return evaluator.SeverityRank(f.Severity) >= evaluator.SeverityRank(failOn)
 }
 
 type renderer func(io.Writer, *evaluator.Report, Options) error
@@ -58,6 +92,7 @@ var renderers = map[string]renderer{
 	"sarif":    writeSARIF,
 	"junit":    writeJUnit,
 	"github":   writeGitHub,
+	"gitlab":   writeGitLab,
 	"markdown": writeMarkdown,
 }
 
@@ -82,6 +117,9 @@ func Write(w io.Writer, format string, report *evaluator.Report, opts Options) e
 	}
 	if opts.Color != "" && !slices.Contains(ColorModes(), opts.Color) {
 		return fmt.Errorf("unknown colour mode %q", opts.Color)
+	}
+	if opts.FailOn != "" && !slices.Contains(FailLevels(), opts.FailOn) {
+		return fmt.Errorf("unknown fail-on level %q", opts.FailOn)
 	}
 	return r(w, report, opts)
 }

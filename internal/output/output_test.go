@@ -115,7 +115,7 @@ func TestWriteRejects(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	want := []string{"github", "json", "junit", "markdown", "sarif", "text"}
+	want := []string{"github", "gitlab", "json", "junit", "markdown", "sarif", "text"}
 	if got := Formats(); !slices.Equal(got, want) {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}

@@ -5,19 +5,48 @@ import (
 	"io"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/textwrap"
 )
 
+// textWidth is the column the text format wraps at when standard output is
+// not a terminal (a CI log, a file, a pipe), and the JUnit report always.
 const textWidth = 100
+
+// minTextWidth is the narrowest a terminal's width is taken as.
+const minTextWidth = 20
+
+// terminalWidth returns the width of w in columns when w is a terminal whose
+// size is known; tests replace it.
+var terminalWidth = func(w io.Writer) (int, bool) {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	return width, err == nil && width > 0
+}
+
+// wrapWidth is the column the text format wraps w at: the terminal's width
+// when w is a terminal, else textWidth.
+func wrapWidth(w io.Writer) int {
+	if width, ok := terminalWidth(w); ok {
+		return max(width, minTextWidth)
+	}
+	return textWidth
+}
 
 // writeText writes the report for a person at a terminal: per finding, what is
 // shared, each object involved with file:line, why it breaks and the ways out.
 // Colour (Options.Color) paints the severity, makes rule ids bold and dims
-// locations, and leaves the layout alone.
+// locations, and leaves the layout alone. Prose wraps at the terminal's width
+// when w is a terminal, else at textWidth columns.
 func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 	pal := palette{on: useColor(w, opts.Color)}
+	width := wrapWidth(w)
 	var b strings.Builder
 	for i, f := range report.Findings {
 		if i > 0 {
@@ -36,7 +65,7 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 		b.WriteString("  why\n")
-		b.WriteString(textwrap.Wrap(safetext.Text(f.Message), "    ", textWidth))
+		b.WriteString(textwrap.Wrap(safetext.Text(f.Message), "    ", width))
 		if f.Remediation != "" {
 			b.WriteString("  fix\n")
 			for _, line := range strings.Split(strings.TrimRight(f.Remediation, "\n"), "\n") {
@@ -58,7 +87,7 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		if len(report.Findings) > 0 || len(report.Errors) > 0 {
 			b.WriteString("\n")
 		}
-		writeRendered(&b, report.Rendered, pal)
+		writeRendered(&b, report.Rendered, pal, width)
 	}
 	if len(report.Excluded) > 0 {
 		if len(report.Findings) > 0 || len(report.Errors) > 0 || len(report.Rendered) > 0 {
@@ -84,8 +113,9 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 }
 
 // writeRendered lists the directories read as Helm charts or kustomizations:
-// a line per directory, so that a user can tell what was checked.
-func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palette) {
+// a line per directory, so that a user can tell what was checked; the notes
+// wrap at width.
+func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palette, width int) {
 	b.WriteString("rendered (the other paths were read as plain YAML):\n")
 	for _, r := range roots {
 		how := "kustomize "
@@ -114,36 +144,43 @@ func writeRendered(b *strings.Builder, roots []evaluator.RenderedRoot, pal palet
 			if r.Mode == evaluator.ModeHelm {
 				why = "not templates of the chart (outside templates/), which is all that reads its directory, so nothing applies them: not checked: "
 			}
-			b.WriteString(textwrap.Wrap(why+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", textWidth))
+			b.WriteString(textwrap.Wrap(why+safetext.Text(strings.Join(r.NotListed, ", ")), "    ", width))
 		}
 	}
 }
 
 // kargoNote says which Kargo version the findings assume, and why: the
 // version-dependent facts (fields a step may have, how the authorized-stage
-// annotation is read) follow it.
+// annotation is read) follow it. Escaped for display.
 func kargoNote(k *evaluator.KargoVersion) string {
+	return kargoSentence(k, safetext.Text, "--kargo-version")
+}
+
+// kargoSentence is kargoNote's sentence with each value (a version, where it
+// was named) passed through value and the flag written as flag, so that each
+// format escapes only the values.
+func kargoSentence(k *evaluator.KargoVersion, value func(string) string, flag string) string {
 	if k == nil || k.Version == "" {
 		return ""
 	}
 	if k.Assumed {
-		s := "Kargo " + k.Version + " assumed, the newest release flipflop models (name yours with --kargo-version)"
+		s := "Kargo " + value(k.Version) + " assumed, the newest release flipflop models (name yours with " + flag + ")"
 		if k.Source != "" {
-			s += "; " + k.Source
+			s += "; " + value(k.Source)
 		}
-		return safetext.Text(s)
+		return s
 	}
-	s := "Kargo " + k.Version
+	s := "Kargo " + value(k.Version)
 	if k.Named != "" {
-		s = "Kargo " + k.Named
+		s = "Kargo " + value(k.Named)
 	}
 	if k.Source != "" {
-		s += " (from " + k.Source + ")"
+		s += " (from " + value(k.Source) + ")"
 	}
 	if k.Named != "" {
-		s += ", read as " + k.Version + ", the newest release flipflop models"
+		s += ", read as " + value(k.Version) + ", the newest release flipflop models"
 	}
-	return safetext.Text(s)
+	return s
 }
 
 // objectsChecked opens the summary line: "6 objects checked", and how many

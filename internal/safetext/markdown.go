@@ -5,12 +5,28 @@ import "strings"
 // Markdown returns s for Markdown prose (CommonMark with GitHub's extensions,
 // as GitHub, GitLab, Azure DevOps and Bitbucket read it), shown as written:
 // Text first (so no line break can start a block, a table row or a heading),
-// then every ASCII punctuation character backslash-escaped. No character of s
-// then starts emphasis, a link or image ("[", "](", "!["), raw HTML or a
-// comment ("<"), an entity ("&"), a code span ("`"), a table cell ("|"), a
-// list item, a heading, a footnote or a strike-through, and no autolink is
-// recognised: GitHub links "www.", "http:" and e-mail addresses found in
-// plain text, and each needs a "." , ":" or "@" that is escaped here.
+// then a backslash before each character Markdown could act on, and only
+// those, so that a name, a path or a sentence quoting them stays readable
+// where the Markdown is read as text (a chat message, a raw note):
+//
+//   - always: \ ` * _ ~ [ ] < > & | $ { } — no emphasis, strike-through,
+//     code span, link, image, footnote or task-list box ("[", "](", "!["), raw
+//     HTML, comment or autolink ("<"), entity ("&"), table cell ("|"), math
+//     ("$") or GitLab inline diff ("{+", "[-"), and none of GitLab's label,
+//     epic or snippet references ("~", "&", "$": GitLab's reference filters
+//     skip an escaped character, kivikakk/comrak#367);
+//   - before anything but a space (or at the end): ":" (emoji such as ":x:",
+//     and the scheme of GitHub's and GitLab's autolinks: "http:", "mailto:"),
+//     "#" (GitLab's "#1") and "@";
+//   - "!" before "[" or a letter or digit (an image, GitLab's "!1"), "%"
+//     before a letter, a digit, "_" or '"' (GitLab's milestones);
+//   - the "." of "www." (GitHub's www autolinks);
+//   - at the start of s, a character that starts a block at the start of a
+//     line ("#", "-", "+", ">", "=", ...), and the "." or ")" after leading
+//     digits ("1."): s may open a line.
+//
+// Every other character ("." "," "/" "(" ")" "-" "'" '"' ...) is left as it
+// is: within a line, Markdown gives it no meaning.
 //
 // A backslash does not stop GitHub's mentions and references, though: they
 // are found in the rendered text, after the escapes are gone, so "\@team"
@@ -27,10 +43,11 @@ import "strings"
 func Markdown(s string) string {
 	s = Text(s)
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
+	b.Grow(len(s) + len(s)/8)
+	lead := leadingDigits(s)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if isASCIIPunct(c) {
+		if markdownActive(s, i, lead) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)
@@ -39,6 +56,52 @@ func Markdown(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// markdownActive reports whether s[i] needs a backslash (see Markdown); lead
+// is the length of the run of digits s starts with.
+func markdownActive(s string, i, lead int) bool {
+	c := s[i]
+	if i == 0 && strings.IndexByte(blockStart, c) >= 0 {
+		return true
+	}
+	next := byte(' ')
+	if i+1 < len(s) {
+		next = s[i+1]
+	}
+	switch c {
+	case '\\', '`', '*', '_', '~', '[', ']', '<', '>', '&', '|', '$', '{', '}':
+		return true
+	case ':', '#', '@':
+		return i+1 == len(s) || next != ' '
+	case '!':
+		return next == '[' || isAlnum(next)
+	case '%':
+		return next == '"' || next == '_' || isAlnum(next)
+	case '.':
+		return (i == lead && lead > 0) || i >= 3 && strings.EqualFold(s[i-3:i], "www")
+	case ')':
+		return i == lead && lead > 0
+	}
+	return false
+}
+
+// blockStart holds the characters that start a block (a heading, a list
+// item, a quote, a thematic break, a setext underline, a table row, HTML) at
+// the start of a line.
+const blockStart = "#-+>=*_~`|<[!:\\"
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// leadingDigits is the length of the run of ASCII digits s starts with.
+func leadingDigits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // zeroWidthSpace is U+200B as a character reference.

@@ -21,6 +21,8 @@ var markdownHostile = []string{
 	"http://evil.example", "https://evil.example/a?b", "www.evil.example", "user@evil.example", "mailto:a@b.c",
 	"# heading", "1. item", "- item", "> quote", "***", "~~strike~~", "**bold** _em_", "===",
 	"x\n# heading\n| a | b |\n|---|---|", "line\r\n\n```\ncode", "\u202eevil", "\x1b[31mred",
+	"+ item", "10) item", "= x", "WWW.evil.example", "HTTP://evil", "<http://evil>", "ftp://evil", "a:b",
+	":smile:", "~label", "%milestone", "!1", "$x$", "{+ add +}", "[- del -]", "x_y_z", "a*b*c", "end\\",
 	strings.Repeat("long ", 300),
 }
 
@@ -104,15 +106,56 @@ func TestMarkdownRendersAsText(t *testing.T) {
 	}
 }
 
+// Markdown backslashes only what Markdown could act on: a sentence, a name
+// or a path reads as written where the Markdown is read as text (a chat
+// message, a raw merge-request note).
 func TestMarkdownLeavesPlainText(t *testing.T) {
-	if got := Markdown("acme dev 2"); got != "acme dev 2" {
-		t.Errorf("plain text escaped: %q", got)
-	}
-	if got, want := Markdown("acme/dev"), `acme\/dev`; got != want {
-		t.Errorf("Markdown = %q, want %q", got, want)
+	for in, want := range map[string]string{
+		"acme dev 2": "acme dev 2",
+		"acme/dev":   "acme/dev",
+		"Kargo v1.11.2 assumed, the newest release (name yours); \"quoted\" it's 100% so.": "Kargo v1.11.2 assumed, the newest release (name yours); \"quoted\" it's 100% so.",
+		"examples/contradiction/kargo.yaml:18":                                             `examples/contradiction/kargo.yaml\:18`,
+		"github.com/acme/deploy @ main":                                                    "github.com/acme/deploy @ main",
+		"Only one commit can be the head of it: every promotion":                           "Only one commit can be the head of it: every promotion",
+		"a-b+c=d":          "a-b+c=d",
+		"www.evil.example": `www\.evil.example`,
+		"http://evil":      `http\://evil`,
+		"# x":              `\# x`,
+		"1. x":             `1\. x`,
+		"12) x":            `12\) x`,
+		"x 1. y":           "x 1. y",
+		"*a* _b_ `c` [d]":  "\\*a\\* \\_b\\_ \\`c\\` \\[d\\]",
+	} {
+		if got := Markdown(in); got != want {
+			t.Errorf("Markdown(%q) = %q, want %q", in, got, want)
+		}
 	}
 	if got, want := MarkdownCode("a``b"), "```a``b```"; got != want {
 		t.Errorf("MarkdownCode = %q, want %q", got, want)
+	}
+}
+
+// GitLab links references in the rendered text too, but not at an escaped
+// character (it marks backslash escapes for its reference filters to skip:
+// kivikakk/comrak#367): labels, milestones, merge requests, epics, snippets,
+// emoji, inline diffs and math keep their backslash.
+func TestMarkdownStopsGitLabMarkers(t *testing.T) {
+	for in, want := range map[string]string{
+		"x ~label":       `x \~label`,
+		"x %milestone":   `x \%milestone`,
+		"x !12":          `x \!12`,
+		"x &3":           `x \&3`,
+		"x $snippet":     `x \$snippet`,
+		"x :smile:":      `x \:smile\:`,
+		"x {+ added +}":  `x \{+ added +\}`,
+		"x [- gone -]":   `x \[- gone -\]`,
+		"x $a^2$":        `x \$a^2\$`,
+		"x #1":           `x \#&#8203;1`,
+		"Healthy! Then:": `Healthy! Then\:`,
+	} {
+		if got := Markdown(in); got != want {
+			t.Errorf("Markdown(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
