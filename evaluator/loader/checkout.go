@@ -15,10 +15,11 @@ import (
 type gitReader struct {
 	roots     []RepoRoot
 	checkouts []*checkout // by index in roots
+	aliases   *AliasBudget
 }
 
-func newGitReader(roots []RepoRoot) *gitReader {
-	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots))}
+func newGitReader(roots []RepoRoot, aliases *AliasBudget) *gitReader {
+	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots)), aliases: aliases}
 }
 
 // rootFor returns the checkout of the first root that checks out repoURL (or
@@ -29,7 +30,7 @@ func (g *gitReader) rootFor(repoURL string) (*checkout, bool) {
 		if r.Origin == "" || r.Origin == id {
 			if g.checkouts[i] == nil {
 				g.checkouts[i] = &checkout{RepoRoot: r, reads: map[string]dirRead{}, lstats: map[string]bool{},
-					stats: map[string]bool{}, insides: map[string]bool{}, files: map[string]paramsFile{}}
+					stats: map[string]bool{}, insides: map[string]bool{}, files: map[string]paramsFile{}, aliases: g.aliases}
 			}
 			return g.checkouts[i], true
 		}
@@ -50,6 +51,7 @@ type checkout struct {
 	stats   map[string]bool    // os.Stat says a directory, by path
 	insides map[string]bool    // insideRoot, by path
 	files   map[string]paramsFile
+	aliases *AliasBudget // the run's: each parameters file is a source of it
 
 	walked  bool
 	tree    dirNode  // the directories the walk found, under the root
@@ -213,10 +215,15 @@ func (c *checkout) params(p, rel string) (map[string]any, error) {
 	if !ok {
 		if b, lerr := readParamsFile(p, rel, c.maxFileSize()); lerr != nil {
 			f.err = fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
-		} else if content, lerr := decodeParamsFile(rel, b); lerr != nil {
-			f.err = fmt.Errorf("git files generator: %v", lerr)
 		} else {
-			f.content = content
+			m := c.aliases.newSource()
+			content, lerr := decodeParamsFile(rel, b, m)
+			m.finish()
+			if lerr != nil {
+				f.err = fmt.Errorf("git files generator: %v", lerr)
+			} else {
+				f.content = content
+			}
 		}
 		c.files[p] = f
 	}
