@@ -21,8 +21,11 @@ import (
 //   - matrix: one ApplicationSet whose matrix generator combines two list
 //     generators of n elements each (n² Applications: past n = 70, more than
 //     flipflop builds for one ApplicationSet), and n/10 Stages naming some of
-//     them (issue 20: the work must grow with the lists, not their product).
-var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix"}
+//     them (issue 20: the work must grow with the lists, not their product);
+//   - vars: a Stage of n vars and n promotionTemplate vars running a
+//     PromotionTask of n vars, whose steps read them (each var used to scan
+//     every var).
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "vars"}
 
 // Shape returns the files of the estate shape name at size n (see Shapes).
 func Shape(name string, n int) ([]File, error) {
@@ -40,6 +43,8 @@ func Shape(name string, n int) ([]File, error) {
 		docs = monorepoShape(n)
 	case "matrix":
 		docs = matrixShape(n)
+	case "vars":
+		docs = varsShape(n)
 	default:
 		return nil, fmt.Errorf("unknown estate shape %q (want one of %s)", name, strings.Join(Shapes, ", "))
 	}
@@ -240,4 +245,50 @@ spec:
 		docs = append(docs, shapeStage(env, "fleet", repo, "env/"+env, entry))
 	}
 	return docs
+}
+
+func varsShape(n int) []string {
+	repo := "https://git.example.com/vars/deploy.git"
+	var vars, tmplVars, taskVars strings.Builder
+	for i := range n {
+		fmt.Fprintf(&vars, "  - {name: v%05d, value: x%05d}\n", i, i)
+		fmt.Fprintf(&tmplVars, "      - {name: t%05d, value: '${{ vars.v%05d }}'}\n", i, i)
+		fmt.Fprintf(&taskVars, "  - {name: k%05d, value: y%05d}\n", i, i)
+	}
+	task := fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: PromotionTask
+metadata: {name: render, namespace: acme}
+spec:
+  vars:
+%s  steps:
+  - uses: git-clone
+    config:
+      repoURL: '${{ vars.repo }}'
+      checkout: [{branch: '${{ vars.k00000 }}', path: ./repo}]
+  - uses: git-push
+    config: {path: ./repo}
+`, taskVars.String())
+	stage := fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata: {name: vars, namespace: acme}
+spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
+  vars:
+%s  promotionTemplate:
+    spec:
+      vars:
+%s      - {name: repo, value: %s}
+      steps:
+      - task: {name: render}
+      - uses: argocd-update
+        config:
+          apps:
+          - name: vars
+            sources:
+            - repoURL: '${{ vars.repo }}'
+              desiredRevision: '${{ vars.t00000 }}'
+`, vars.String(), tmplVars.String(), repo)
+	return []string{application("vars", repo, "y00000", "acme:vars"), task, stage}
 }
