@@ -22,10 +22,14 @@ import (
 //     generators of n elements each (n² Applications: past n = 70, more than
 //     flipflop builds for one ApplicationSet), and n/10 Stages naming some of
 //     them (issue 20: the work must grow with the lists, not their product);
+//   - pull-requests: a Stage of n pushes to generated branches, each carried by
+//     its own git-open-pr into main, where an Application it pins tracks; and a
+//     Stage of n such pushes and n git-open-pr steps that name none of them
+//     (each push may go through each: n² pairs, followed up to a bound);
 //   - vars: a Stage of n vars and n promotionTemplate vars running a
 //     PromotionTask of n vars, whose steps read them (each var used to scan
 //     every var).
-var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "vars"}
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "pull-requests", "vars"}
 
 // Shape returns the files of the estate shape name at size n (see Shapes).
 func Shape(name string, n int) ([]File, error) {
@@ -43,6 +47,8 @@ func Shape(name string, n int) ([]File, error) {
 		docs = monorepoShape(n)
 	case "matrix":
 		docs = matrixShape(n)
+	case "pull-requests":
+		docs = pullRequestsShape(n)
 	case "vars":
 		docs = varsShape(n)
 	default:
@@ -245,6 +251,48 @@ spec:
 		docs = append(docs, shapeStage(env, "fleet", repo, "env/"+env, entry))
 	}
 	return docs
+}
+
+// stageHead is the start of a Stage of project acme whose promotion steps
+// follow (each a list item indented by 6).
+func stageHead(name string) string {
+	return fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata: {name: %s, namespace: acme}
+spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
+  promotionTemplate:
+    spec:
+      steps:
+      - uses: git-clone
+        config:
+          repoURL: https://github.com/acme/prs.git
+          checkout: [{branch: main, path: ./repo}]
+`, name)
+}
+
+func pullRequestsShape(n int) []string {
+	repo := "https://github.com/acme/prs.git"
+	linked, unlinked := stageHead("linked"), stageHead("unlinked")
+	for i := range n {
+		linked += fmt.Sprintf("      - {uses: git-push, as: push-%05d, config: {path: ./repo, generateTargetBranch: true}}\n", i)
+		unlinked += fmt.Sprintf("      - {uses: git-push, as: push-%05d, config: {path: ./repo, generateTargetBranch: true}}\n", i)
+	}
+	for i := range n {
+		linked += fmt.Sprintf("      - {uses: git-open-pr, as: pr-%05d, config: {repoURL: %s, sourceBranch: '${{ outputs.push-%05d.branch }}', targetBranch: main}}\n", i, repo, i)
+		unlinked += fmt.Sprintf("      - {uses: git-open-pr, as: pr-%05d, config: {repoURL: %s, sourceBranch: '${{ ctx.promotion }}', targetBranch: env/%05d}}\n", i, repo, i)
+	}
+	linked += fmt.Sprintf(`      - uses: argocd-update
+        config:
+          apps:
+          - name: linked
+            sources:
+            - repoURL: %s
+              desiredRevision: ${{ outputs.push-00000.commit }}
+`, repo)
+	return []string{application("linked", repo, "main", "acme:linked"), linked, unlinked}
 }
 
 func varsShape(n int) []string {
