@@ -16,14 +16,15 @@ type gitReader struct {
 	roots     []RepoRoot
 	checkouts []*checkout // by index in roots
 	budget    gitBudget
+	aliases   *AliasBudget
 }
 
-func newGitReader(roots []RepoRoot) *gitReader {
+func newGitReader(roots []RepoRoot, aliases *AliasBudget) *gitReader {
 	bytes := roots[0].maxFileSize()
 	for _, r := range roots[1:] {
 		bytes = min(bytes, r.maxFileSize())
 	}
-	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots)), budget: newGitBudget(bytes)}
+	return &gitReader{roots: roots, checkouts: make([]*checkout, len(roots)), budget: newGitBudget(bytes), aliases: aliases}
 }
 
 // work is how many directory entries and candidate paths the checkouts have
@@ -47,7 +48,7 @@ func (g *gitReader) rootFor(repoURL string) (*checkout, bool) {
 		if r.Origin == "" || r.Origin == id {
 			if g.checkouts[i] == nil {
 				g.checkouts[i] = &checkout{RepoRoot: r, reads: map[string]dirRead{}, lstats: map[string]bool{},
-					stats: map[string]bool{}, insides: map[string]bool{}, files: map[string]paramsFile{}}
+					stats: map[string]bool{}, insides: map[string]bool{}, files: map[string]paramsFile{}, aliases: g.aliases}
 			}
 			return g.checkouts[i], true
 		}
@@ -68,6 +69,7 @@ type checkout struct {
 	stats   map[string]bool    // os.Stat says a directory, by path
 	insides map[string]bool    // insideRoot, by path
 	files   map[string]paramsFile
+	aliases *AliasBudget // the run's: each parameters file is a source of it
 
 	// examined counts the directory entries and candidate paths matched
 	// against a pattern; produced, the bytes of the parameters built (a
@@ -242,7 +244,10 @@ func (c *checkout) params(p, rel string) (map[string]any, error) {
 			f.err = fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
 		} else {
 			f.size = int64(len(b))
-			if content, lerr := decodeParamsFile(rel, b); lerr != nil {
+			m := c.aliases.newSource()
+			content, lerr := decodeParamsFile(rel, b, m)
+			m.finish()
+			if lerr != nil {
 				f.err = fmt.Errorf("git files generator: %v", lerr)
 			} else {
 				f.content = content

@@ -8,9 +8,9 @@
 //
 // Every byte read may come from a hostile pull request: a Loader reads only
 // regular files under the paths it is given (symbolic links out of a directory
-// are not followed unless asked), bounds file sizes, YAML nesting and alias
-// expansion (MaxYAMLDepth, MaxYAMLAliasValues), and keeps its cost linear in
-// its input. Objects of kinds no rule reads (evaluator.ReadKind) are dropped
+// are not followed unless asked), bounds file sizes, YAML nesting
+// (MaxYAMLDepth) and alias expansion (one AliasBudget for every file a run
+// reads), and keeps its cost linear in its input. Objects of kinds no rule reads (evaluator.ReadKind) are dropped
 // before they are converted.
 //
 // Beyond plain YAML and JSON, the package holds what reading an estate takes:

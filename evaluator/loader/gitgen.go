@@ -108,15 +108,30 @@ func RepoID(url string) string {
 // ExpandGitGenerators rewrites the git directory and file generators of every
 // ApplicationSet whose repository one of roots checks out into the list
 // generators they would produce, so the policies expand them exactly. Objects
-// other than ApplicationSets pass through untouched.
+// other than ApplicationSets pass through untouched. The aliases of the files
+// they read expand within a budget of their own (AliasValuesBase, and
+// AliasValuesPerByte for each byte read); ExpandGitGeneratorsWithin shares a
+// run's.
 func ExpandGitGenerators(objs []evaluator.Object, roots []RepoRoot) ([]evaluator.Object, []evaluator.LoadError) {
+	return ExpandGitGeneratorsWithin(objs, roots, nil)
+}
+
+// ExpandGitGeneratorsWithin is ExpandGitGenerators with the files git
+// generators read expanding their aliases within the run's budget (the one
+// its Loader had; nil: a new one), each file after the inputs the run read
+// before. A file whose aliases the budget cannot pay for is an error naming
+// the file and line, and stops its generator as an unreadable file does.
+func ExpandGitGeneratorsWithin(objs []evaluator.Object, roots []RepoRoot, aliases *AliasBudget) ([]evaluator.Object, []evaluator.LoadError) {
 	if len(roots) == 0 {
 		return objs, nil
+	}
+	if aliases == nil {
+		aliases = NewAliasBudget()
 	}
 	var errs []evaluator.LoadError
 	out := make([]evaluator.Object, len(objs))
 	copy(out, objs)
-	gr := newGitReader(roots)
+	gr := newGitReader(roots, aliases)
 	for i, o := range out {
 		if o.Kind != "ApplicationSet" || !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
 			continue
@@ -443,8 +458,10 @@ func escapes(p string) bool {
 }
 
 // decodeParamsFile decodes a git files generator file (YAML or JSON, one
-// mapping) with the loader's text rules and YAML limits.
-func decodeParamsFile(shown string, data []byte) (map[string]any, *evaluator.LoadError) {
+// mapping) with the loader's text rules and YAML limits, its aliases expanded
+// within m.
+func decodeParamsFile(shown string, data []byte, m *aliasMeter) (map[string]any, *evaluator.LoadError) {
+	m.read(len(data))
 	data, lerr := decodeText(shown, data)
 	if lerr != nil {
 		return nil, lerr
@@ -457,7 +474,7 @@ func decodeParamsFile(shown string, data []byte) (map[string]any, *evaluator.Loa
 	if node.Kind == 0 || (node.Kind == yaml.DocumentNode && len(node.Content) == 0) {
 		return map[string]any{}, nil
 	}
-	v, err := yamlToValue(&node)
+	v, err := yamlToValue(&node, m)
 	if err != nil {
 		line, msg := 0, err.Error()
 		var ye *yamlError
@@ -470,11 +487,11 @@ func decodeParamsFile(shown string, data []byte) (map[string]any, *evaluator.Loa
 	if err != nil {
 		return nil, &evaluator.LoadError{Path: shown, Message: err.Error()}
 	}
-	m, ok := j.(map[string]any)
+	params, ok := j.(map[string]any)
 	if !ok {
 		return nil, &evaluator.LoadError{Path: shown, Message: "not a mapping of parameters"}
 	}
-	return m, nil
+	return params, nil
 }
 
 // pathBytes is what the path parameters of path p hold, at most: the path,

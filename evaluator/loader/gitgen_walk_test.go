@@ -86,7 +86,7 @@ func refFileParams(dir string, git map[string]any, goTemplate bool, maxSize int6
 			if lerr != nil {
 				return nil, fmt.Errorf("git files generator: %s: %s", lerr.Path, lerr.Message)
 			}
-			content, lerr := decodeParamsFile(filepath.ToSlash(rel), b)
+			content, lerr := decodeParamsFile(filepath.ToSlash(rel), b, NewAliasBudget().newSource())
 			if lerr != nil {
 				return nil, fmt.Errorf("git files generator: %v", lerr)
 			}
@@ -215,12 +215,12 @@ func TestCheckoutAgreesWithWalkAndGlob(t *testing.T) {
 	}
 	for _, dir := range []string{root, root + string(filepath.Separator), link, link + string(filepath.Separator), filepath.Join(root, "missing")} {
 		r := RepoRoot{Dir: dir, MaxFileSize: 1024}
-		shared := newGitReader([]RepoRoot{r}) // read by every generator in turn
+		shared := newGitReader([]RepoRoot{r}, nil) // read by every generator in turn
 		for _, goTemplate := range []bool{false, true} {
 			for _, patterns := range fixtureDirPatterns {
 				git := directoryGit(patterns)
 				want, wantErr := refDirectoryParams(dir, git, goTemplate)
-				for name, gr := range map[string]*gitReader{"fresh": newGitReader([]RepoRoot{r}), "shared": shared} {
+				for name, gr := range map[string]*gitReader{"fresh": newGitReader([]RepoRoot{r}, nil), "shared": shared} {
 					c, _ := gr.rootFor("")
 					got, err := directoryParams(c, git, goTemplate)
 					if errText(err) != errText(wantErr) || !reflect.DeepEqual(got, want) {
@@ -231,7 +231,7 @@ func TestCheckoutAgreesWithWalkAndGlob(t *testing.T) {
 			for _, pattern := range fixtureFilePatterns {
 				for _, git := range []map[string]any{fileGit(pattern), fileGit(pattern, "config/a.yaml")} {
 					want, wantErr := refFileParams(dir, git, goTemplate, r.maxFileSize())
-					for name, gr := range map[string]*gitReader{"fresh": newGitReader([]RepoRoot{r}), "shared": shared} {
+					for name, gr := range map[string]*gitReader{"fresh": newGitReader([]RepoRoot{r}, nil), "shared": shared} {
 						c, _ := gr.rootFor("")
 						got, err := fileParams(c, git, goTemplate)
 						if errText(err) != errText(wantErr) || !reflect.DeepEqual(got, want) {
@@ -366,7 +366,7 @@ func TestCheckoutWalkErrorForEveryGenerator(t *testing.T) {
 		return old(name)
 	}
 	t.Cleanup(func() { readDir = old })
-	c, _ := newGitReader([]RepoRoot{{Dir: root}}).rootFor("")
+	c, _ := newGitReader([]RepoRoot{{Dir: root}}, nil).rootFor("")
 	for range 2 {
 		if _, err := directoryParams(c, directoryGit([]string{"config"}), false); errText(err) != "open "+broken+": permission denied" {
 			t.Errorf("error %v", err)

@@ -140,7 +140,7 @@ func TestBareDocumentMarkersCheap(t *testing.T) {
 	for _, n := range []int{1, 100000} {
 		data := withMarkers(n)
 		allocs := testing.AllocsPerRun(3, func() {
-			objs, errs, _ := decodeFile("m.yaml", data, true)
+			objs, errs, _ := decodeFile("m.yaml", data, true, NewAliasBudget().newSource())
 			if len(objs) != 1 || len(errs) != 0 || objs[0].Line != n+1 {
 				t.Fatalf("%d markers: %d objects, errors %v", n, len(objs), errs)
 			}
@@ -189,7 +189,7 @@ func TestUnreadKindsDroppedBeforeConversion(t *testing.T) {
 	contradictionFound(t, r.Objects)
 
 	bad := []byte("apiVersion: v1\nkind: ConfigMap\ndata: {a: '1', a: '2'}\n")
-	if _, errs, skipped := decodeFile("cm.yaml", bad, true); len(errs) != 0 || skipped != 1 {
+	if _, errs, skipped := decodeFile("cm.yaml", bad, true, NewAliasBudget().newSource()); len(errs) != 0 || skipped != 1 {
 		t.Errorf("filtered: errors %v, skipped %d: the ConfigMap was converted", errs, skipped)
 	}
 	if objs, errs := LoadBytes("cm.yaml", bad); len(errs) != 0 || len(objs) != 1 || len(objs[0].Duplicates) != 1 {

@@ -58,6 +58,11 @@ type Loader struct {
 	// rule reads (see evaluator.ReadKind) is dropped before it is converted, and only
 	// counted (Loaded.Skipped): it costs its YAML parse and nothing more.
 	AllKinds bool
+	// Aliases is the run's alias-expansion budget, shared by every file read
+	// (the documents a Renderer that implements DecodingRenderer renders
+	// too); give the same one to ExpandGitGeneratorsWithin so that the files
+	// git generators read share it. nil: a new budget for each LoadAll.
+	Aliases *AliasBudget
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -154,6 +159,14 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 		er.SetExcluded(ex.paths)
 	}
 
+	aliases := l.Aliases
+	if aliases == nil {
+		aliases = NewAliasBudget()
+	}
+	// Each task is a source of the alias budget, in task order: a file that
+	// needs more than its own bytes bring waits for the tasks before it.
+	// Tasks are taken in order, so every task it waits for is being read.
+	first := aliases.sources(len(tasks))
 	results := make([]loadResult, len(tasks))
 	workers := min(runtime.GOMAXPROCS(0), len(tasks))
 	var next atomic.Int64
@@ -167,7 +180,9 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 				if i >= len(tasks) {
 					return
 				}
-				results[i] = l.run(tasks[i])
+				m := aliases.source(first + i)
+				results[i] = l.run(tasks[i], m)
+				m.finish()
 			}
 		}()
 	}
@@ -211,13 +226,20 @@ func (l *Loader) LoadAll(paths []string) Loaded {
 	return out
 }
 
-// run reads and decodes one task.
-func (l *Loader) run(t loadTask) loadResult {
+// run reads and decodes one task, its aliases expanded within m.
+func (l *Loader) run(t loadTask, m *aliasMeter) loadResult {
 	if t.err != nil {
 		return loadResult{errors: []evaluator.LoadError{*t.err}}
 	}
 	if t.mode != "" {
-		out := l.Renderer.Render(t.path, t.shown, t.mode)
+		var out Rendered
+		if dr, ok := l.Renderer.(DecodingRenderer); ok {
+			out = dr.RenderDecoding(t.path, t.shown, t.mode, func(path string, data []byte, filter bool) ([]evaluator.Object, []evaluator.LoadError, int) {
+				return decodeFile(path, data, filter, m)
+			})
+		} else {
+			out = l.Renderer.Render(t.path, t.shown, t.mode)
+		}
 		return loadResult{rendered: &out}
 	}
 	var data []byte
@@ -230,7 +252,7 @@ func (l *Loader) run(t loadTask) loadResult {
 	if err != nil {
 		return loadResult{errors: []evaluator.LoadError{*err}}
 	}
-	objs, errs, skipped := decodeFile(t.shown, data, !l.AllKinds)
+	objs, errs, skipped := decodeFile(t.shown, data, !l.AllKinds, m)
 	return loadResult{objects: objs, errors: errs, skipped: skipped}
 }
 
@@ -720,26 +742,32 @@ func isDocumentMarker(line []byte, c byte) bool {
 // a CR or NEL separates), what it leaves out is an error at its line. A
 // stream that decoder reads as JSON has JSON's escapes read as encoding/json
 // reads them.
+//
+// Its aliases may expand to AliasValuesBase values, and AliasValuesPerByte
+// for each byte of data (a budget of its own: AliasBudget.Decoder decodes
+// files within one budget).
 func LoadBytes(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError) {
-	objs, errs, _ := decodeFile(path, data, false)
+	objs, errs, _ := decodeSource(nil, path, data, false)
 	return objs, errs
 }
 
 // LoadBytesFiltered is LoadBytes that drops, before conversion, the objects of
 // kinds no rule reads (see evaluator.ReadKind), and counts them.
 func LoadBytesFiltered(path string, data []byte) ([]evaluator.Object, []evaluator.LoadError, int) {
-	return decodeFile(path, data, true)
+	return decodeSource(nil, path, data, true)
 }
 
-// decodeFile is LoadBytes; with filter, objects of kinds no rule reads are
-// dropped before conversion and counted.
-func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []evaluator.LoadError, int) {
+// decodeFile is LoadBytes, its aliases expanded within m (which the bytes of
+// data add to); with filter, objects of kinds no rule reads are dropped
+// before conversion and counted.
+func decodeFile(path string, data []byte, filter bool, m *aliasMeter) ([]evaluator.Object, []evaluator.LoadError, int) {
+	m.read(len(data))
 	data, lerr := decodeText(path, data)
 	if lerr != nil {
 		return nil, []evaluator.LoadError{*lerr}, 0
 	}
 	data = jsonEscapes(data)
-	d := docDecoder{path: path, filter: filter}
+	d := docDecoder{path: path, filter: filter, aliases: m}
 	var objects []evaluator.Object
 	var errs []evaluator.LoadError
 	splitYAMLDocuments(data, func(doc yamlDocument) {
@@ -758,10 +786,10 @@ func decodeFile(path string, data []byte, filter bool) ([]evaluator.Object, []ev
 
 // docDecoder decodes the documents of one file.
 type docDecoder struct {
-	path            string
-	filter          bool // drop (and count) objects of kinds no rule reads
-	fileAliasValues int
-	skipped         int
+	path    string
+	filter  bool        // drop (and count) objects of kinds no rule reads
+	aliases *aliasMeter // the file's share of the run's alias budget
+	skipped int
 	// notes are the input errors found in objects that are still read (a
 	// waiver's expiry that is no date), reported after the document's own.
 	notes []evaluator.LoadError
@@ -905,7 +933,7 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 		return nil, nil
 	}
 	var dups []evaluator.DuplicateKey
-	c := yamlConverter{lineOffset: offset, fileAliasValues: &d.fileAliasValues, duplicates: &dups}
+	c := yamlConverter{lineOffset: offset, meter: d.aliases, duplicates: &dups}
 	if d.filter {
 		if kind, apiVersion, isString, ok := peekKind(root); ok {
 			if !isString {

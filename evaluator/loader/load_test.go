@@ -307,22 +307,34 @@ func TestLoadBytesAliasBomb(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 	wantObjects(t, objs, []objectSummary{{"bomb.yaml", 1, "", "Before", "", ""}, {"bomb.yaml", 15, "", "After", "", ""}})
-	want := []evaluator.LoadError{{Path: "bomb.yaml", Line: 10, Message: fmt.Sprintf("aliases expand to more than %d values", MaxYAMLAliasValues)}}
+	want := []evaluator.LoadError{{Path: "bomb.yaml", Line: 10, Message: fmt.Sprintf(
+		"aliases expand to more values than are left of the run's budget for them (%d values so far, for all files together: %d, and %d more for each byte read)",
+		AliasValuesBase+len(src), AliasValuesBase, AliasValuesPerByte)}}
 	if !reflect.DeepEqual(errs, want) {
 		t.Fatalf("errors = %v, want %v", errs, want)
 	}
 
-	// Many documents each just under the per-document limit hit the
-	// per-file limit.
-	doc := billionLaughs(6) // about 10^6 - 10^5 expanded values
-	many := strings.Repeat("---\n"+doc, 2*MaxYAMLAliasValuesPerFile/MaxYAMLAliasValues)
-	start = time.Now()
-	_, errs = LoadBytes("bombs.yaml", []byte(many))
-	if d := time.Since(start); d > 30*time.Second {
-		t.Fatalf("took %v", d)
+	// Documents each under the budget share it: those it pays for are read,
+	// each one after them is an error at an alias, and a document without
+	// aliases after them is still read.
+	doc := billionLaughs(5) // 135,740 expanded values
+	const per = 135740
+	many := strings.Repeat("---\n"+doc, 20) + "---\nkind: Plain\n"
+	fits := (AliasValuesBase + len(many)) / per
+	objs, errs = LoadBytes("bombs.yaml", []byte(many))
+	if len(objs) != fits+1 || objs[fits].Kind != "Plain" || len(errs) != 20-fits {
+		t.Fatalf("%d objects, errors %v: want the first %d documents and the last, and %d errors", len(objs), errs, fits, 20-fits)
 	}
-	if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Message, "aliases in this file expand to more than") {
-		t.Fatalf("errors = %v, want the per-file alias limit", errs)
+	docLines := strings.Count(doc, "\n") + 1
+	for i, e := range errs {
+		// The first runs out inside a4 (its line 7), the others at a1.
+		wantLine := (fits+i)*docLines + 5
+		if i == 0 {
+			wantLine += 3
+		}
+		if e.Line != wantLine || !strings.Contains(e.Message, "left of the run's budget") {
+			t.Errorf("error %d = %+v, want line %d and the run's budget", i, e, wantLine)
+		}
 	}
 }
 
@@ -602,7 +614,7 @@ func TestLoaderFileRemovedAfterWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := Loader{AllKinds: true}
-	r := l.run(tasks[0])
+	r := l.run(tasks[0], NewAliasBudget().newSource())
 	if len(r.objects) != 0 || len(r.errors) != 1 || r.errors[0].Path != filepath.ToSlash(path) || !strings.Contains(r.errors[0].Message, "no such file") {
 		t.Fatalf("result = %+v", r)
 	}
@@ -700,7 +712,7 @@ func FuzzLoadBytes(f *testing.F) {
 		if len(errs) > 0 {
 			return
 		}
-		kept, ferrs, skipped := decodeFile("fuzz.yaml", data, true)
+		kept, ferrs, skipped := decodeFile("fuzz.yaml", data, true, NewAliasBudget().newSource())
 		var want []evaluator.Object
 		for _, o := range objs {
 			if evaluator.ReadKind(o.APIVersion, o.Kind) {

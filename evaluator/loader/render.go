@@ -31,6 +31,15 @@ type ExcludingRenderer interface {
 	SetExcluded([]ExcludedPath)
 }
 
+// A DecodingRenderer decodes the documents it renders with the function the
+// Loader gives it, within the run's alias budget (AliasBudget), instead of
+// with LoadBytes, where each call has a budget of its own. The Loader calls
+// RenderDecoding instead of Render.
+type DecodingRenderer interface {
+	Renderer
+	RenderDecoding(dir, shown, mode string, decode DecodeFunc) Rendered
+}
+
 // ExcludedPath is a path the run excludes, for a Renderer.
 type ExcludedPath struct {
 	// Real is the absolute path with symbolic links resolved; a directory

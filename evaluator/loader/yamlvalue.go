@@ -15,20 +15,13 @@ import (
 )
 
 // Limits applied while converting YAML to ast values. They protect the
-// checker against hostile input; real manifests are far below them.
+// checker against hostile input; real manifests are far below them. Alias
+// expansion is bounded over the whole run (AliasBudget).
 const (
 	// MaxYAMLDepth is the deepest nesting of mappings and sequences a
 	// document may have (counting nesting reached through aliases).
 	// yaml.v3 itself accepts up to 10,000 levels.
 	MaxYAMLDepth = 1000
-	// MaxYAMLAliasValues is the number of values that expanding aliases may
-	// produce in one document. A "billion laughs" document fails as soon as
-	// the limit is reached, with the line of the outermost alias.
-	MaxYAMLAliasValues = 1_000_000
-	// MaxYAMLAliasValuesPerFile bounds the values produced by expanding
-	// aliases over all documents of one file (one LoadBytes call), so that
-	// many small documents just under MaxYAMLAliasValues cannot add up.
-	MaxYAMLAliasValuesPerFile = 10_000_000
 )
 
 // yamlError is a problem converting a YAML node into a value. Line is
@@ -67,10 +60,11 @@ func (e *yamlError) Error() string {
 // win over later ones.
 //
 // Aliases are expanded (each use yields its own copy). Expansion is limited
-// to MaxYAMLAliasValues values and nesting to MaxYAMLDepth levels; an alias
-// that refers to a node containing it is an error. Errors are *yamlError.
-func yamlToValue(n *yaml.Node) (ast.Value, error) {
-	c := yamlConverter{}
+// by the run's AliasBudget (m; nil: a budget of its own, AliasValuesBase
+// values) and nesting to MaxYAMLDepth levels; an alias that refers to a node
+// containing it is an error. Errors are *yamlError.
+func yamlToValue(n *yaml.Node, m *aliasMeter) (ast.Value, error) {
+	c := yamlConverter{meter: m}
 	t, err := c.term(n)
 	if err != nil {
 		return nil, err
@@ -82,14 +76,14 @@ func yamlToValue(n *yaml.Node) (ast.Value, error) {
 type yamlConverter struct {
 	// lineOffset is added to node lines in errors (the line before the
 	// document's first line in its file).
-	lineOffset  int
-	depth       int
-	aliasDepth  int // > 0 while expanding an alias
-	aliasLine   int // line of the outermost alias being expanded
-	aliasValues int // values produced by alias expansion in this document
-	// fileAliasValues, when set, accumulates aliasValues across the
-	// documents of one file.
-	fileAliasValues *int
+	lineOffset int
+	depth      int
+	aliasDepth int // > 0 while expanding an alias
+	aliasLine  int // line of the outermost alias being expanded
+	// meter is the source's share of the run's alias budget, which every
+	// value alias expansion produces is counted against; nil: a budget of
+	// its own, made on the first alias.
+	meter *aliasMeter
 	// active holds the anchored nodes being converted, to detect aliases
 	// that refer to a node containing them.
 	active map[*yaml.Node]struct{}
@@ -119,15 +113,11 @@ func (c *yamlConverter) count() error {
 	if c.aliasDepth == 0 {
 		return nil
 	}
-	c.aliasValues++
-	if c.aliasValues > MaxYAMLAliasValues {
-		return c.errorf(c.aliasLine, "aliases expand to more than %d values", MaxYAMLAliasValues)
+	if c.meter == nil {
+		c.meter = NewAliasBudget().newSource()
 	}
-	if c.fileAliasValues != nil {
-		*c.fileAliasValues++
-		if *c.fileAliasValues > MaxYAMLAliasValuesPerFile {
-			return c.errorf(c.aliasLine, "aliases in this file expand to more than %d values", MaxYAMLAliasValuesPerFile)
-		}
+	if !c.meter.spend() {
+		return c.meter.exceeded(c)
 	}
 	return nil
 }

@@ -249,3 +249,91 @@ func TestFixEscapesHostileFileNames(t *testing.T) {
 		}
 	}
 }
+
+// laughs is YAML whose aliases expand to 135,740 values, indented by indent.
+func laughs(indent string) string {
+	var b strings.Builder
+	b.WriteString(indent + "l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 5; i++ {
+		b.WriteString(indent + "l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [" + strings.TrimSuffix(strings.Repeat("*l"+string(rune('0'+i-1))+", ", 10), ", ") + "]\n")
+	}
+	return b.String()
+}
+
+// One alias budget for the whole run: files, standard input and the files
+// --repo-root git generators read. Eight files of a Stage whose aliases expand
+// to about 136,000 values each spend it (1,000,000 values and one per byte
+// read); standard input, read after them, and the parameters file a git
+// generator reads are errors naming the file and the line where the budget
+// ran out (what their own bytes bring pays for their first alias), and the
+// contradiction beside them is still reported.
+func TestAliasBudgetIsTheRuns(t *testing.T) {
+	race.Sequential(t)
+	dir, root := t.TempDir(), t.TempDir()
+	for i := range 8 {
+		stage := "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: laugh-" + string(rune('a'+i)) + ", namespace: other}\nspec:\n" + laughs("  ")
+		if err := os.WriteFile(filepath.Join(dir, "laugh-"+string(rune('a'+i))+".yaml"), []byte(stage), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appSet := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: files, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - git:
+      repoURL: https://github.com/acme/params.git
+      revision: HEAD
+      files: [{path: "params/*.yaml"}]
+  template:
+    metadata: {name: 'p-{{.path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://github.com/acme/deploy.git, targetRevision: main, path: x}
+      destination: {server: https://kubernetes.default.svc, namespace: x}
+`
+	if err := os.WriteFile(filepath.Join(dir, "appset.yaml"), []byte(appSet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "params"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "params", "p.yaml"), []byte(laughs("")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdin := "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: from-stdin, namespace: other}\nspec:\n" + laughs("  ")
+	stdout, _, code := run(t, stdin, "check", "-o", "json", "--repo-root", root, "../../examples/contradiction", dir, "-")
+	if code != ExitIncomplete {
+		t.Errorf("exit %d, want %d", code, ExitIncomplete)
+	}
+	var report struct {
+		Findings []struct{ Rule string }
+		Errors   []struct {
+			File, Message string
+			Line          int
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	var files, stdinCut, paramsCut int
+	for _, e := range report.Errors {
+		switch {
+		case strings.HasSuffix(e.File, ".yaml") && strings.Contains(e.File, "laugh-") && strings.Contains(e.Message, "left of the run's budget"):
+			files++
+		case e.File == "<stdin>" && e.Line == 7 && strings.Contains(e.Message, "left of the run's budget"):
+			stdinCut++
+		case strings.HasSuffix(e.File, "appset.yaml") && strings.Contains(e.Message, "git files generator: params/p.yaml:3: aliases expand to more values than are left of the run's budget"):
+			paramsCut++
+		default:
+			t.Errorf("error %+v", e)
+		}
+	}
+	if files != 1 || stdinCut != 1 || paramsCut != 1 {
+		t.Errorf("errors %+v: want the eighth file, standard input and the parameters file over the run's budget", report.Errors)
+	}
+	if !slices.ContainsFunc(report.Findings, func(f struct{ Rule string }) bool { return f.Rule == "shared-branch-contradiction" }) {
+		t.Errorf("findings %+v: the contradiction beside the files is not reported", report.Findings)
+	}
+}

@@ -371,8 +371,12 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 	if err != nil {
 		return r, err
 	}
+	// One alias budget for every file the run reads: the inputs, standard
+	// input, what renders hand back and the files git generators read.
+	aliases := loader.NewAliasBudget()
 	if len(paths) > 0 {
 		l := in.loader(stdio.In)
+		l.Aliases = aliases
 		rr, err := in.renderer(paths, roots)
 		if err != nil {
 			return r, err
@@ -410,7 +414,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 		}
 		r.Objects = read
 	}
-	objs, genErrs := loader.ExpandGitGenerators(r.Objects, roots)
+	objs, genErrs := loader.ExpandGitGeneratorsWithin(r.Objects, roots, aliases)
 	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)
 	return r, nil
 }

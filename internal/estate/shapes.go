@@ -21,8 +21,15 @@ import (
 //   - matrix: one ApplicationSet whose matrix generator combines two list
 //     generators of n elements each (n² Applications: past n = 70, more than
 //     flipflop builds for one ApplicationSet), and n/10 Stages naming some of
-//     them (issue 20: the work must grow with the lists, not their product).
-var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix"}
+//     them (issue 20: the work must grow with the lists, not their product);
+//   - pull-requests: a Stage of n pushes to generated branches, each carried by
+//     its own git-open-pr into main, where an Application it pins tracks; and a
+//     Stage of n such pushes and n git-open-pr steps that name none of them
+//     (each push may go through each: n² pairs, followed up to a bound);
+//   - vars: a Stage of n vars and n promotionTemplate vars running a
+//     PromotionTask of n vars, whose steps read them (each var used to scan
+//     every var).
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "pull-requests", "vars"}
 
 // Shape returns the files of the estate shape name at size n (see Shapes).
 func Shape(name string, n int) ([]File, error) {
@@ -40,6 +47,10 @@ func Shape(name string, n int) ([]File, error) {
 		docs = monorepoShape(n)
 	case "matrix":
 		docs = matrixShape(n)
+	case "pull-requests":
+		docs = pullRequestsShape(n)
+	case "vars":
+		docs = varsShape(n)
 	default:
 		return nil, fmt.Errorf("unknown estate shape %q (want one of %s)", name, strings.Join(Shapes, ", "))
 	}
@@ -240,4 +251,92 @@ spec:
 		docs = append(docs, shapeStage(env, "fleet", repo, "env/"+env, entry))
 	}
 	return docs
+}
+
+// stageHead is the start of a Stage of project acme whose promotion steps
+// follow (each a list item indented by 6).
+func stageHead(name string) string {
+	return fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata: {name: %s, namespace: acme}
+spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
+  promotionTemplate:
+    spec:
+      steps:
+      - uses: git-clone
+        config:
+          repoURL: https://github.com/acme/prs.git
+          checkout: [{branch: main, path: ./repo}]
+`, name)
+}
+
+func pullRequestsShape(n int) []string {
+	repo := "https://github.com/acme/prs.git"
+	linked, unlinked := stageHead("linked"), stageHead("unlinked")
+	for i := range n {
+		linked += fmt.Sprintf("      - {uses: git-push, as: push-%05d, config: {path: ./repo, generateTargetBranch: true}}\n", i)
+		unlinked += fmt.Sprintf("      - {uses: git-push, as: push-%05d, config: {path: ./repo, generateTargetBranch: true}}\n", i)
+	}
+	for i := range n {
+		linked += fmt.Sprintf("      - {uses: git-open-pr, as: pr-%05d, config: {repoURL: %s, sourceBranch: '${{ outputs.push-%05d.branch }}', targetBranch: main}}\n", i, repo, i)
+		unlinked += fmt.Sprintf("      - {uses: git-open-pr, as: pr-%05d, config: {repoURL: %s, sourceBranch: '${{ ctx.promotion }}', targetBranch: env/%05d}}\n", i, repo, i)
+	}
+	linked += fmt.Sprintf(`      - uses: argocd-update
+        config:
+          apps:
+          - name: linked
+            sources:
+            - repoURL: %s
+              desiredRevision: ${{ outputs.push-00000.commit }}
+`, repo)
+	return []string{application("linked", repo, "main", "acme:linked"), linked, unlinked}
+}
+
+func varsShape(n int) []string {
+	repo := "https://git.example.com/vars/deploy.git"
+	var vars, tmplVars, taskVars strings.Builder
+	for i := range n {
+		fmt.Fprintf(&vars, "  - {name: v%05d, value: x%05d}\n", i, i)
+		fmt.Fprintf(&tmplVars, "      - {name: t%05d, value: '${{ vars.v%05d }}'}\n", i, i)
+		fmt.Fprintf(&taskVars, "  - {name: k%05d, value: y%05d}\n", i, i)
+	}
+	task := fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: PromotionTask
+metadata: {name: render, namespace: acme}
+spec:
+  vars:
+%s  steps:
+  - uses: git-clone
+    config:
+      repoURL: '${{ vars.repo }}'
+      checkout: [{branch: '${{ vars.k00000 }}', path: ./repo}]
+  - uses: git-push
+    config: {path: ./repo}
+`, taskVars.String())
+	stage := fmt.Sprintf(`apiVersion: kargo.akuity.io/v1alpha1
+kind: Stage
+metadata: {name: vars, namespace: acme}
+spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
+  vars:
+%s  promotionTemplate:
+    spec:
+      vars:
+%s      - {name: repo, value: %s}
+      steps:
+      - task: {name: render}
+      - uses: argocd-update
+        config:
+          apps:
+          - name: vars
+            sources:
+            - repoURL: '${{ vars.repo }}'
+              desiredRevision: '${{ vars.t00000 }}'
+`, vars.String(), tmplVars.String(), repo)
+	return []string{application("vars", repo, "y00000", "acme:vars"), task, stage}
 }

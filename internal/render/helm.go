@@ -21,8 +21,6 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/ignore"
 	"helm.sh/helm/v4/pkg/strvals"
-
-	flloader "github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // HelmOptions are the values and release a chart is rendered with, as
@@ -155,7 +153,7 @@ func renderHelm(ctx context.Context, c *Confined, dir string, opts HelmOptions, 
 			if !out.allKinds {
 				// Decoded here, inside the worker's limits: a document of a
 				// kind no rule reads is dropped and counted, never sent.
-				objs, errs, skipped := flloader.LoadBytesFiltered(file, []byte(doc.text))
+				objs, errs, skipped := out.decode(file, []byte(doc.text), true)
 				if len(objs) == 0 && len(errs) == 0 {
 					out.Skipped += skipped
 					continue

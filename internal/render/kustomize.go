@@ -79,7 +79,7 @@ func renderKustomize(c *Confined, dir string, out *response) {
 			src := filepath.Join(dir, filepath.FromSlash(o.Path))
 			if rs, err := c.resolve(src); err == nil {
 				file = c.Show(rs)
-				line = sourceLine(c, rs, r, lines)
+				line = sourceLine(c, rs, r, lines, out.decode)
 			}
 		}
 		annotations := r.GetAnnotations()
@@ -144,11 +144,11 @@ func addOriginAnnotations(data []byte) ([]byte, error) {
 // sourceLine finds the line of a built resource in the file it came from: the
 // document of the same kind whose name the built name contains (name
 // prefixes and suffixes), preferring the same name, when exactly one fits.
-func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string][]evaluator.Object) int {
+func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string][]evaluator.Object, decode loader.DecodeFunc) int {
 	objs, ok := cache[real]
 	if !ok {
 		if data, found := c.Content(real); found {
-			objs, _ = loader.LoadBytes(real, data)
+			objs, _, _ = decode(real, data, false)
 		}
 		cache[real] = objs
 	}

@@ -157,8 +157,15 @@ func (r *Renderer) maxFile() int64 {
 }
 
 // Render renders one directory in a worker process, within what is left of
-// the run's budget.
+// the run's budget; the aliases of what it renders expand within a budget of
+// their own (RenderDecoding: the run's).
 func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
+	return r.RenderDecoding(dir, shown, mode, loader.NewAliasBudget().Decoder())
+}
+
+// RenderDecoding is Render, decoding the documents rendered with decode (the
+// run's alias budget, loader.DecodingRenderer).
+func (r *Renderer) RenderDecoding(dir, shown, mode string, decode loader.DecodeFunc) loader.Rendered {
 	out := loader.Rendered{Root: evaluator.RenderedRoot{Path: sanitize(shown), Mode: mode}}
 	fail := func(file string, msg string) loader.Rendered {
 		out.Root.Failed = true
@@ -215,15 +222,8 @@ func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 	}
 	for _, d := range resp.Documents {
 		file := sanitize(bound(d.File))
-		var objs []evaluator.Object
-		var errs []evaluator.LoadError
-		if r.AllKinds {
-			objs, errs = loader.LoadBytes(file, []byte(d.Text))
-		} else {
-			var skipped int
-			objs, errs, skipped = loader.LoadBytesFiltered(file, []byte(d.Text))
-			out.Skipped += skipped
-		}
+		objs, errs, skipped := decode(file, []byte(d.Text), !r.AllKinds)
+		out.Skipped += skipped
 		for _, o := range objs {
 			o.Line = d.Line
 			o.Rendered = mode

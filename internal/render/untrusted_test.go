@@ -502,3 +502,53 @@ func TestRenderedObjectsShareTheRunsBudget(t *testing.T) {
 		t.Errorf("renders handed over %d bytes, over the run's %d", k, maxFile)
 	}
 }
+
+// laughingStage is a Stage whose aliases expand to 135,740 values.
+func laughingStage(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: %s, namespace: p}\nspec:\n", name)
+	b.WriteString("  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 5; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	return b.String()
+}
+
+// What renders hand back shares the run's alias budget with the files: the
+// documents of a chart, each far under what one document may expand to, are
+// read while the budget pays for them (1,000,000 values, and one for each
+// byte read) and are errors after, where each document had a budget of its
+// own (the objects, not the clock, are counted).
+func TestRenderedAliasesShareTheRunsBudget(t *testing.T) {
+	race.Sequential(t)
+	dir := t.TempDir()
+	var docs strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&docs, "---\n%s", laughingStage(fmt.Sprintf("rendered-%d", i)))
+	}
+	write(t, dir, map[string]string{
+		"chart/Chart.yaml":            chartYAML,
+		"chart/templates/stages.yaml": docs.String(),
+		"plain.yaml":                  stage("plain"),
+	})
+	got, _ := loadWith(t, &loader.Loader{}, dir)
+	rendered, cut := 0, 0
+	for _, o := range got.Objects {
+		if strings.HasPrefix(o.Name, "rendered-") {
+			rendered++
+		}
+	}
+	for _, e := range got.Errors {
+		if !strings.Contains(e.Message, "left of the run's budget") {
+			t.Errorf("error %+v", e)
+		}
+		cut++
+	}
+	// 7 x 135,740 values fit in 1,000,000 and the bytes' share, 8 do not.
+	if rendered != 7 || cut != 5 {
+		t.Errorf("%d rendered Stages read and %d errors, want 7 and 5: %+v", rendered, cut, got.Errors)
+	}
+	if !slices.ContainsFunc(got.Objects, func(o evaluator.Object) bool { return o.Name == "plain" }) {
+		t.Error("the plain Stage beside the chart was not read")
+	}
+}

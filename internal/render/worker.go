@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
 // workerEnv, set to "1" in the environment, makes a flipflop process a render
@@ -118,6 +119,10 @@ type response struct {
 	kept, maxKept   int64
 	allKinds        bool
 	cut             int // errors left out past maxErrors
+	// decode decodes what the worker reads of the documents (to drop the
+	// kinds no rule reads, to find a resource's line) within one alias
+	// budget for the request.
+	decode loader.DecodeFunc
 }
 
 // fail records an error; a message over several lines (Helm's) is put on one,
@@ -192,7 +197,7 @@ func workerMain(in io.Reader, out io.Writer) int {
 
 // serve renders one request; a panic in a renderer is an error of the request.
 func serve(req request) (resp *response) {
-	resp = &response{maxOutput: req.MaxOutput, maxKept: req.MaxKept, allKinds: req.AllKinds, NetNS: netnsID()}
+	resp = &response{maxOutput: req.MaxOutput, maxKept: req.MaxKept, allKinds: req.AllKinds, NetNS: netnsID(), decode: loader.NewAliasBudget().Decoder()}
 	c := &Confined{Roots: req.Roots, Excluded: req.Excluded, MaxFile: req.MaxFile, Budget: req.Budget}
 	defer func() {
 		if r := recover(); r != nil {

@@ -275,8 +275,19 @@ pins_by_app := {k: group |
 # before HEAD is resolved to a branch.
 raw_writers := array.concat(step_writers, legacy_writers)
 
+# step_writers are the writes of push_writes, a push that no git-open-pr names
+# paired with each git-open-pr of its Stage (unpaired past max_unlinked_pairs),
+# in the same order.
 step_writers := [w |
-	some s in stages.records
+	some x in push_writes
+	some w in paired(x)
+]
+
+# push_writes lists the writes of every push step, each with its target: a push
+# to a generated branch that no git-open-pr names is one write marked
+# "unlinked", which paired turns into its writes.
+push_writes := [w |
+	some i, s in stages.records
 	clones := [c |
 		some step in s.steps
 		step.uses == "git-clone"
@@ -292,7 +303,7 @@ step_writers := [w |
 	push.uses in {"git-push", "github-push"}
 	path := clean_path(stages.value(push, object.get(push.config, "path", "")))
 	some clone in work_tree(clones, path)
-	some target in push_targets(s, push, clone)
+	some target in push_targets(i, push, clone)
 	w := {
 		"id": concat("|", [push.id, clone.step.id, sprintf("%d", [clone.checkout]), target.via]),
 		"stage": s,
@@ -303,6 +314,8 @@ step_writers := [w |
 		"rev": target.rev,
 		"branch_from": target.from,
 		"via": target.via,
+		"pull_request": object.get(target, "pr", null),
+		"stage_index": i,
 		"clone": clone.step,
 		"checkout": clone.checkout,
 		"work_tree": clone.path,
@@ -366,37 +379,122 @@ under(path, root) if startswith(path, concat("", [root, "/"]))
 
 under(_, "")
 
-# push_targets: the branches a push lands on, each with where the branch comes
-# from: targetBranch; with generateTargetBranch, the target branch of the
-# Stage's git-open-pr (via names that step; none: an ephemeral branch nobody
-# tracks); otherwise the branch checked out in the work tree.
-push_targets(s, push, clone) := [{"rev": revision.classify(stages.value(push, push.config.targetBranch)), "from": "targetBranch", "via": ""}] if {
-	is_string(push.config.targetBranch)
-	push.config.targetBranch != ""
-} else := [{"rev": revision.classify(stages.value(pr, pr.config.targetBranch)), "from": "pull-request", "via": pr.id} | some pr in pull_requests(s, push)] if {
+# push_targets: the branches a push of stages.records[i] lands on,
+# each with where the branch comes from: targetBranch; with
+# generateTargetBranch, the target branch of the git-open-pr steps whose
+# sourceBranch reads that push's branch output (outputs.<alias>.branch,
+# task.outputs.<alias>.branch), else of every git-open-pr of the Stage (via
+# names that step; none: an ephemeral branch nobody tracks; marked "unlinked"
+# here, paired by paired); otherwise the branch checked out in the work tree.
+push_targets(i, push, clone) := [{"rev": revision.classify(stages.value(push, push.config.targetBranch)), "from": "targetBranch", "via": ""}] if {
+	has_target_branch(push)
+} else := [pr_target(pr) | some pr in linked_prs(i, push)] if {
+	generates(push)
+	count(linked_prs(i, push)) > 0
+} else := [{"rev": {"kind": "unknown", "name": "generated"}, "from": "unlinked", "via": ""}] if {
 	generates(push)
 } else := [{"rev": {"kind": "unknown", "name": "generated"}, "from": "generated", "via": ""}] if {
 	generate_unknown(push)
 } else := [{"rev": clone.rev, "from": "checkout", "via": ""}]
 
-# pull_requests: the git-open-pr steps that open a pull request from the branch a
-# push generated: those whose sourceBranch reads that push's branch output
-# (outputs.<alias>.branch, task.outputs.<alias>.branch), else every git-open-pr of
-# the Stage.
-pull_requests(s, push) := prs if {
+# paired turns a write of push_writes into the writes it stands for: itself,
+# or for an unlinked one, one write through each git-open-pr of its Stage, or
+# when its Stage is over max_unlinked_pairs (unlinked_cut, reported by
+# oversized-stage), one write whose branch is unknown.
+paired(w) := [w] if {
+	w.branch_from != "unlinked"
+} else := [object.union(object.remove(w, ["rev"]), {
+	"id": concat("|", [w.step.id, w.clone.id, sprintf("%d", [w.checkout]), pr.id]),
+	"rev": revision.classify(stages.value(pr, pr.config.targetBranch)),
+	"branch_from": "pull-request",
+	"via": pr.id,
+	"pull_request": pr,
+}) |
+	some pr in open_prs(w.stage)
+] if {
+	not w.stage_index in unlinked_cut
+} else := [object.union(w, {"branch_from": "generated"})]
+
+has_target_branch(push) if {
+	is_string(push.config.targetBranch)
+	push.config.targetBranch != ""
+}
+
+pr_target(pr) := {"rev": revision.classify(stages.value(pr, pr.config.targetBranch)), "from": "pull-request", "via": pr.id, "pr": pr}
+
+# linked_prs: the git-open-pr steps of stages.records[i] whose sourceBranch
+# reads push's branch output. They are looked up by the alias they read
+# (pr_index), not found by testing every git-open-pr of the Stage against every
+# push (a Stage of n pushes and n pull requests made n^2 tests); each one found
+# is still tested.
+linked_prs(i, push) := [pr |
 	alias := short_alias(push.alias)
-	prs := [pr |
-		some pr in open_prs(s)
-		reads_branch_of(pr.config.sourceBranch, alias)
-	]
-	count(prs) > 0
-} else := open_prs(s)
+	some pr in object.get(pr_index, [[i, alias]], [])
+	reads_branch_of(pr.config.sourceBranch, alias)
+]
 
 open_prs(s) := [pr |
 	some pr in s.steps
 	pr.uses == "git-open-pr"
 	is_string(pr.config.targetBranch)
 ]
+
+# pr_reads lists, for every Stage (by index in stages.records), each git-open-pr
+# step with each alias whose branch output its sourceBranch may read, as
+# reads_branch_of reads them: the name in outputs.<name>.branch (without a ".",
+# and up to the first ".branch" without a space, for an alias holding a ".")
+# and the name in outputs['<name>'].branch. The three searches together find
+# every alias reads_branch_of accepts in any string where one reading does not
+# hide another inside it (outputs.x.outputs.a.b.branch hides a.b).
+pr_reads := [{"key": [i, alias], "pr": pr} |
+	some i, s in stages.records
+	some pr in open_prs(s)
+	is_string(pr.config.sourceBranch)
+	some alias in read_aliases(pr.config.sourceBranch)
+]
+
+read_aliases(source) := {m[1] |
+	some pattern in [
+		`outputs\.([^.]*)\.branch`,
+		`outputs\.([^\s]*?)\.branch`,
+		`outputs\[\s*['"]([^'"]*)['"]\s*\]\.branch`,
+	]
+	some m in regex.find_all_string_submatch_n(pattern, source, -1)
+}
+
+# pr_index maps [Stage index, alias] to the git-open-pr steps of the Stage that
+# may read the alias's branch output, in the order of the Stage's steps.
+pr_index := {key: prs |
+	some key in {r.key | some r in pr_reads}
+	prs := [r.pr | some r in pr_reads; r.key == key]
+}
+
+# max_unlinked_pairs bounds, per Stage, the pairs of a push to a generated branch
+# that no git-open-pr names with a git-open-pr it may then go through (each pair
+# a write the model follows): n such pushes and n pull requests make n^2 writes.
+# Real Stages have one or two of each.
+max_unlinked_pairs := 100
+
+# unlinked lists the Stages with pushes to generated branches that no
+# git-open-pr names: how many such pushes, and how many git-open-pr steps each
+# of them is paired with (from the writes marked "unlinked": a Stage without
+# such a push costs nothing here).
+unlinked := [{"i": i, "ref": s.ref, "key": s.key, "pushes": count(pushes), "pullRequests": count(open_prs(s))} |
+	some i in {w.stage_index | some w in push_writes; w.branch_from == "unlinked"}
+	s := stages.records[i]
+	pushes := {w.step.id | some w in push_writes; w.stage_index == i; w.branch_from == "unlinked"}
+]
+
+# unlinked_cut lists the Stages (by index in stages.records) over
+# max_unlinked_pairs: the targets of those pushes are unknown, and no finding
+# depends on them.
+unlinked_cut contains u.i if {
+	some u in unlinked
+	u.pushes * u.pullRequests > max_unlinked_pairs
+}
+
+# oversized_stages lists the Stages of unlinked_cut, for oversized-stage.
+oversized_stages := [u | some u in unlinked; u.i in unlinked_cut]
 
 short_alias(alias) := parts[count(parts) - 1] if {
 	is_string(alias)

@@ -388,3 +388,42 @@ test_generated_branch_follows_its_own_pull_request if {
 test_regex_quote if {
 	model.regex_quote("a.b-c[d]") == `a\.b\-c\[d\]`
 }
+
+# The pull requests a push's branch is looked up in (model.pr_index) are those
+# testing every git-open-pr of the Stage would find, whatever the spelling:
+# outputs.<alias>, outputs['<alias>'] and outputs["<alias>"] with spaces,
+# task.outputs, aliases with "-", "." or a space, several reads in one string,
+# one read twice, and a read of another step's output first.
+test_pull_request_index_agrees_with_testing_each if {
+	aliases := ["a", "push-b", "c.d", "e f", "g", "h"]
+	sources := [
+		"${{ outputs.a.branch }}",
+		"${{ outputs['push-b'].branch }}",
+		"${{ outputs[ \"c.d\" ].branch }}",
+		"${{ outputs.c.d.branch }}",
+		"pre-${{ outputs['e f'].branch }}",
+		"${{ task.outputs.g.branch }}",
+		"${{ outputs.a.branch }}-${{ outputs.push-b.branch }}",
+		"${{ outputs.h.branch }}${{ outputs.h.branch }}",
+		"${{ outputs.commit.commit }} ${{ outputs.h.branch }}",
+		"${{ vars.branch }}",
+	]
+	steps := array.concat(
+		array.concat(
+			[{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./repo"}]}}],
+			[{"uses": "git-push", "as": a, "config": {"path": "./repo", "generateTargetBranch": true}} | some a in aliases],
+		),
+		[{"uses": "git-open-pr", "config": {"repoURL": f.repo, "sourceBranch": src, "targetBranch": sprintf("env/%d", [i])}} | some i, src in sources],
+	)
+	estate := f.estate([f.stage_steps("dev", steps)])
+	s := stages.records[0] with input as estate
+	pushes := [p | some p in s.steps; p.uses == "git-push"]
+	looked_up := {[p.alias, pr.id] | some p in pushes; some pr in model.linked_prs(0, p)} with input as estate
+	tested := {[p.alias, pr.id] |
+		some p in pushes
+		some pr in model.open_prs(s)
+		model.reads_branch_of(pr.config.sourceBranch, model.short_alias(p.alias))
+	}
+	looked_up == tested
+	count(tested) == 10
+}

@@ -87,7 +87,7 @@ never_met(p) := sprintf(
 	count(writes) > 0
 	every w in writes {
 		w.branch_from == "pull-request"
-		github_pull_request(p.stage, w)
+		github_pull_request(w)
 	}
 	step := pinned_step(p)
 	step.uses in {"git-commit", "git-push", "github-push"}
@@ -122,10 +122,12 @@ pinned_step(p) := step if {
 
 # github_pull_request: the pull request of write w is opened on GitHub: the
 # git-open-pr step's provider is github, or it names none and the repository
-# is on github.com (how Kargo picks a provider by URL).
-github_pull_request(s, w) if {
-	some pr in s.steps
-	pr.id == w.via
+# is on github.com (how Kargo picks a provider by URL). The write carries its
+# git-open-pr step (w.pull_request), which finding it among the Stage's steps
+# cost a pass over them for every write.
+github_pull_request(w) if {
+	pr := w.pull_request
+	is_object(pr)
 	provider := stages.value(pr, object.get(pr.config, "provider", ""))
 	github_provider(provider, w.repo_id)
 }
