@@ -57,7 +57,7 @@ Flags:
 		return err
 	}
 	ev, objs, loadErrs := in.ev, in.objs, in.errs
-	report, model, err := ev.Analyze(ctx, objs)
+	report, model, err := in.analyze(ctx)
 	if err != nil {
 		return err
 	}
