@@ -90,6 +90,28 @@ func TestDiagnoseLiveStatusExample(t *testing.T) {
 	checkLiveVerdict(t, "../../examples/live-status")
 }
 
+// The README shows the start of diagnose's output on examples/live-status as
+// it is.
+func TestDiagnoseLiveStatusInREADME(t *testing.T) {
+	race.Sequential(t)
+	chdir(t, "../..")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ flipflop diagnose examples/live-status\n"
+	_, block, ok := strings.Cut(string(readme), prompt)
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || block == "" {
+		t.Fatalf("the README shows no %q", prompt)
+	}
+	stdout, _, _ := run(t, "", "diagnose", "examples/live-status")
+	shown := strings.TrimSuffix(strings.TrimSuffix(block, "\n"), " ...")
+	if !strings.HasPrefix(stdout, shown) {
+		t.Errorf("the README shows\n%s\nbut diagnose prints\n%s", shown, stdout)
+	}
+}
+
 // The same dump as kubectl writes it, one List of every object, diagnoses the
 // same.
 func TestDiagnoseKubectlList(t *testing.T) {
