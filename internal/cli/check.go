@@ -79,7 +79,7 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		}
 		report, opts.Digest = a.report, a.digest
 	} else {
-		report, err = ev.Evaluate(ctx, in.objs)
+		report, err = in.evaluate(ctx)
 		if err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ type analyzed struct {
 // errors only (check -o markdown, --summary): with no error, the model is not
 // detailed and nothing is planned.
 func analyze(ctx context.Context, l *loaded, in *inputFlags, fs *pflag.FlagSet, paths []string, detail evaluator.ModelOption) (*analyzed, error) {
-	report, model, err := l.ev.Analyze(ctx, l.objs, detail)
+	report, model, err := l.analyze(ctx, detail)
 	if err != nil {
 		return nil, err
 	}

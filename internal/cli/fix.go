@@ -103,7 +103,7 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return loadErrors(l.errs, stdio.Err)
 	}
 	objs := l.objs
-	report, model, err := l.ev.Analyze(ctx, objs, evaluator.Detailed())
+	report, model, err := l.analyze(ctx, evaluator.Detailed())
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,9 @@ func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths
 	if err != nil {
 		return err
 	}
+	in.progress.evaluating(len(r.Objects))
 	report, err := ev.Evaluate(ctx, r.Objects)
+	in.progress.done()
 	if err != nil {
 		return err
 	}
@@ -258,7 +260,7 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 func previewCommand(fs *pflag.FlagSet, paths []string, keep func(name string) bool) func(fix.Way) string {
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
-		if f.Name == "way" || f.Name == "output" || keep != nil && !keep(f.Name) {
+		if f.Name == "way" || f.Name == "output" || f.Name == "progress" || keep != nil && !keep(f.Name) {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {

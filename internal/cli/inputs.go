@@ -38,7 +38,10 @@ type inputFlags struct {
 	helm             render.HelmOptions
 	valuesFiles      []string
 	renderTimeout    time.Duration
+	progressMode     string
 	cluster          clusterFlags
+
+	progress *progress // what the run says it does on standard error, set by prepare (nil: nothing)
 
 	configExclude []loader.Exclude      // exclude: of the configuration file, set by settings
 	configErrors  []evaluator.LoadError // what the configuration file holds that waives nothing, set by settings
@@ -96,6 +99,7 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Kargo Stage and no Argo CD Application or ApplicationSet (default: that is an input error, exit 2)")
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
 	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+loader.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
+	fs.StringVar(&in.progressMode, "progress", progressAuto, "say on standard error what a long run does (reading, rendering 3/12: kustomize apps/prod, evaluating 10,000 objects): "+joinOr(progressModes)+" (auto: when standard error is a terminal, CI is unset and TERM is not dumb)")
 }
 
 // registerAll registers the input flags and the flags of --cluster.
@@ -119,6 +123,9 @@ func (in *inputFlags) validate(paths []string) error {
 	}
 	if in.renderTimeout <= 0 {
 		return usagef("--render-timeout must be positive")
+	}
+	if !slices.Contains(progressModes, in.progressMode) {
+		return usagef("unknown --progress mode %q (want %s)", in.progressMode, joinOr(progressModes))
 	}
 	return in.cluster.validate()
 }
@@ -251,6 +258,22 @@ type loaded struct {
 	skipped int // objects of kinds no rule reads, dropped unconverted
 	// kargoSource says where the Kargo version came from (report.Kargo.Source).
 	kargoSource string
+	progress    *progress
+}
+
+// evaluate evaluates the loaded objects (Evaluator.Evaluate), saying so.
+func (l *loaded) evaluate(ctx context.Context) (*evaluator.Report, error) {
+	l.progress.evaluating(len(l.objs))
+	defer l.progress.done()
+	return l.ev.Evaluate(ctx, l.objs)
+}
+
+// analyze evaluates the loaded objects for the findings and the model
+// (Evaluator.Analyze), saying so.
+func (l *loaded) analyze(ctx context.Context, opts ...evaluator.ModelOption) (*evaluator.Report, *evaluator.Model, error) {
+	l.progress.evaluating(len(l.objs))
+	defer l.progress.done()
+	return l.ev.Analyze(ctx, l.objs, opts...)
 }
 
 // complete adds to a report of the loaded objects what reading them found:
@@ -272,6 +295,10 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 	if err := in.validate(paths); err != nil {
 		return nil, err
 	}
+	in.progress = newProgress(in.progressMode, stdio.Err)
+	// Whatever the command prints next (its result, an error) starts on a
+	// clean line.
+	defer in.progress.done()
 	settings, err := in.settings()
 	if err != nil {
 		return nil, err
@@ -300,7 +327,7 @@ func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*l
 		in.kargoSource = source
 	}
 	errs := append(slices.Clip(in.configErrors), r.Errors...)
-	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: errs, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped, kargoSource: in.kargoSource}
+	l := &loaded{ev: ev, settings: settings, objs: r.Objects, errs: errs, excluded: r.Excluded, rendered: r.Rendered, skipped: r.Skipped, kargoSource: in.kargoSource, progress: in.progress}
 	if err := l.checkEmpty(ctx, in, paths); err != nil {
 		return nil, err
 	}
@@ -351,7 +378,7 @@ func nounCount(n int, noun string) string {
 // modelAndReport evaluates the loaded objects twice: the model as plain data
 // (for drawing and explaining) and the findings.
 func (l *loaded) modelAndReport(ctx context.Context) (*evaluator.Model, *evaluator.Report, error) {
-	report, model, err := l.ev.Analyze(ctx, l.objs)
+	report, model, err := l.analyze(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -371,6 +398,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 	if err != nil {
 		return r, err
 	}
+	defer in.progress.done()
 	// One alias budget for every file the run reads: the inputs, standard
 	// input, what renders hand back and the files git generators read.
 	aliases := loader.NewAliasBudget()
@@ -383,7 +411,11 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 		}
 		if rr != nil {
 			l.Renderer = rr
+			if in.progress != nil {
+				l.Renderer = &progressRenderer{Renderer: rr, p: in.progress}
+			}
 		}
+		in.progress.reading(paths)
 		r = l.LoadAll(paths)
 		for i := range r.Rendered {
 			for j, f := range r.Rendered[i].NotListed {
@@ -392,6 +424,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 		}
 	}
 	if in.cluster.enabled() {
+		in.progress.say("reading the cluster…")
 		cobjs, cerrs, err := in.cluster.load(ctx, stdio)
 		if err != nil {
 			return r, err
@@ -413,6 +446,9 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 			}
 		}
 		r.Objects = read
+	}
+	if len(roots) > 0 {
+		in.progress.sayf("expanding ApplicationSet git generators over %s…", nounCount(len(roots), "checkout"))
 	}
 	objs, genErrs := loader.ExpandGitGeneratorsWithin(r.Objects, roots, aliases)
 	r.Objects, r.Errors = objs, append(r.Errors, genErrs...)

@@ -66,12 +66,18 @@ type Report struct {
 	Diagnoses []Diagnosis           `json:"diagnoses"`
 	Errors    []evaluator.LoadError `json:"errors"`
 	Summary   Summary               `json:"summary"`
+	// Note says why there is nothing to diagnose and how to get what is
+	// needed (a live status), when the caller knows; lines apart by "\n".
+	Note string `json:"note,omitempty"`
 }
 
 // Summary counts what was looked at.
 type Summary struct {
-	// Stages is the number of Stages read; WithHealth of them had a health status.
+	// Stages is the number of Stages read; WithStatus of them had a status
+	// a diagnosis reads (status.health or status.lastPromotion), WithHealth
+	// a health status.
 	Stages     int `json:"stages"`
+	WithStatus int `json:"withStatus"`
 	WithHealth int `json:"withHealth"`
 	// Unhealthy Stages, for any reason; Mismatch of them with the
 	// desired-revision issue (one Diagnosis each).
@@ -208,6 +214,9 @@ func Diagnose(in Input) *Report {
 	rep.Summary.Stages = len(keys)
 	for _, k := range keys {
 		s := stages[k]
+		if s.has {
+			rep.Summary.WithStatus++
+		}
 		if s.health() == "" {
 			continue
 		}

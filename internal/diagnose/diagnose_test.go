@@ -118,7 +118,7 @@ func TestSharedBranchFlipFlop(t *testing.T) {
 	if !strings.Contains(d.Message, "the promotion of acme/dev moved github.com/acme/deploy @ main to "+head) || d.Promotion != "qa.01j1111" {
 		t.Errorf("message %q", d.Message)
 	}
-	if rep.Summary != (Summary{Stages: 2, WithHealth: 2, Unhealthy: 1, Mismatch: 1, Contradictions: 1}) {
+	if rep.Summary != (Summary{Stages: 2, WithStatus: 2, WithHealth: 2, Unhealthy: 1, Mismatch: 1, Contradictions: 1}) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	// A Stage read from the cluster is named by its source.
@@ -214,7 +214,7 @@ metadata: {name: c, namespace: p}
 spec: {}
 `)...)
 	rep := Diagnose(in)
-	if len(rep.Diagnoses) != 0 || rep.Summary != (Summary{Stages: 3, WithHealth: 2, Unhealthy: 1}) {
+	if len(rep.Diagnoses) != 0 || rep.Summary != (Summary{Stages: 3, WithStatus: 2, WithHealth: 2, Unhealthy: 1}) {
 		t.Errorf("report %+v", rep)
 	}
 }

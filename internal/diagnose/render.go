@@ -108,6 +108,14 @@ func writeText(w io.Writer, r *Report) error {
 	if len(r.Errors) > 0 {
 		b.WriteString("\n")
 	}
+	if r.Note != "" {
+		lines := strings.Split(strings.TrimRight(r.Note, "\n"), "\n")
+		b.WriteString(lines[0] + "\n")
+		for _, line := range lines[1:] {
+			b.WriteString(strings.TrimRight("  "+line, " ") + "\n")
+		}
+		b.WriteString("\n")
+	}
 	s := r.Summary
 	fmt.Fprintf(&b, "%d Stage(s) read, %d with a health status: %d Unhealthy, %d on a desired-revision mismatch, %d explained by a configuration contradiction\n",
 		s.Stages, s.WithHealth, s.Unhealthy, s.Mismatch, s.Contradictions)
