@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,11 +287,14 @@ func TestCompatConftestDefaultNamespace(t *testing.T) {
 // bundle is evaluated on.
 func combinedInput(t *testing.T, conftest host, dir string) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", dir, "*.yaml"))
+	// Every YAML file under dir, as conftest test DIR reads a directory.
 	var rel []string
-	for _, f := range files {
-		rel = append(rel, strings.TrimPrefix(f, "../"))
-	}
+	_ = filepath.WalkDir(filepath.Join("..", dir), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			rel = append(rel, strings.TrimPrefix(p, "../"))
+		}
+		return nil
+	})
 	input, stderr, code := runCmd(t, "..", conftest.Path, append([]string{"parse", "--combine"}, rel...)...)
 	if code != 0 {
 		t.Fatalf("conftest parse: %s", stderr)

@@ -39,11 +39,16 @@ source_fields := [
 	[["targetRevision"], "string"],
 	[["chart"], "string"],
 	[["ref"], "string"],
+	[["path"], "string"],
+	[["directory"], "object"],
+	[["directory", "recurse"], "boolean"],
 ]
 
 application_spec := flat([
 	[
 		[[], "object"],
+		[["destination"], "object"],
+		[["destination", "namespace"], "string"],
 		[["sources"], "array"],
 		[["sourceHydrator"], "object"],
 		[["sourceHydrator", "drySource"], "object"],
