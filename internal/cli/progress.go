@@ -207,7 +207,10 @@ type progressRenderer struct {
 	started int // renders started
 }
 
-var _ loader.ExcludingRenderer = (*progressRenderer)(nil)
+var (
+	_ loader.ExcludingRenderer = (*progressRenderer)(nil)
+	_ loader.DecodingRenderer  = (*progressRenderer)(nil)
+)
 
 // Claim counts the directories the walk will render: every claim is a render
 // task, and the walk is over before the first render.
@@ -225,11 +228,23 @@ func (r *progressRenderer) Claim(dir string) string {
 // (the renderer waits for its turn), so the line names the one running, or
 // the next one while the last one's output is decoded.
 func (r *progressRenderer) Render(dir, shown, mode string) loader.Rendered {
+	r.starting(shown, mode)
+	return r.Renderer.Render(dir, shown, mode)
+}
+
+// RenderDecoding is Render for the loader's run-wide alias budget: the
+// embedded renderer's own would be promoted and say nothing.
+func (r *progressRenderer) RenderDecoding(dir, shown, mode string, decode loader.DecodeFunc) loader.Rendered {
+	r.starting(shown, mode)
+	return r.Renderer.RenderDecoding(dir, shown, mode, decode)
+}
+
+// starting says which render starts.
+func (r *progressRenderer) starting(shown, mode string) {
 	r.mu.Lock()
 	r.started++
 	r.p.sayf("rendering %d/%d: %s %s", r.started, max(r.claimed, r.started), mode, safetext.Text(shown))
 	r.mu.Unlock()
-	return r.Renderer.Render(dir, shown, mode)
 }
 
 // groupDigits writes n with a comma between groups of three digits: 10,000.
