@@ -28,8 +28,16 @@ import (
 //     (each push may go through each: n² pairs, followed up to a bound);
 //   - vars: a Stage of n vars and n promotionTemplate vars running a
 //     PromotionTask of n vars, whose steps read them (each var used to scan
-//     every var).
-var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "pull-requests", "vars"}
+//     every var);
+//   - step-vars: a Stage of n vars and n pushes, each with a var of its own
+//     (each step's vars used to be merged with a copy of every Stage var).
+//
+// Not yet in Shapes (still quadratic; see docs/security.md): one-path, a Stage
+// of n clones into one path and n pushes from it (each push is paired with
+// every clone), and work-trees, a Stage of n clones into n paths and n
+// pushes, one from each (each push's work tree is found by scanning every
+// clone).
+var Shapes = []string{"selector", "pattern", "merge", "branch", "monorepo", "matrix", "pull-requests", "vars", "step-vars"}
 
 // Shape returns the files of the estate shape name at size n (see Shapes).
 func Shape(name string, n int) ([]File, error) {
@@ -51,6 +59,12 @@ func Shape(name string, n int) ([]File, error) {
 		docs = pullRequestsShape(n)
 	case "vars":
 		docs = varsShape(n)
+	case "step-vars":
+		docs = stepVarsShape(n)
+	case "one-path":
+		docs = clonesShape(n, false)
+	case "work-trees":
+		docs = clonesShape(n, true)
 	default:
 		return nil, fmt.Errorf("unknown estate shape %q (want one of %s)", name, strings.Join(Shapes, ", "))
 	}
@@ -339,4 +353,53 @@ spec:
               desiredRevision: '${{ vars.t00000 }}'
 `, vars.String(), tmplVars.String(), repo)
 	return []string{application("vars", repo, "y00000", "acme:vars"), task, stage}
+}
+
+func stepVarsShape(n int) []string {
+	repo := "https://github.com/acme/prs.git"
+	var vars strings.Builder
+	for i := range n {
+		fmt.Fprintf(&vars, "  - {name: v%05d, value: env/%05d}\n", i, i)
+	}
+	stage := strings.Replace(stageHead("step-vars"), "  promotionTemplate:\n", "  vars:\n"+vars.String()+"  promotionTemplate:\n", 1)
+	for i := range n {
+		stage += fmt.Sprintf("      - {uses: git-push, as: push-%05d, vars: [{name: b, value: '${{ vars.v%05d }}'}], config: {path: ./repo, targetBranch: '${{ vars.b }}'}}\n", i, i)
+	}
+	stage += fmt.Sprintf(`      - uses: argocd-update
+        config:
+          apps:
+          - name: step-vars
+            sources:
+            - repoURL: %s
+              desiredRevision: ${{ outputs.push-00000.commit }}
+`, repo)
+	return []string{application("step-vars", repo, "env/00000", "acme:step-vars"), stage}
+}
+
+// clonesShape is a Stage of n git-clone steps and n pushes: all into ./repo
+// (paths false), or each into its own ./repo-<i> (paths true).
+func clonesShape(n int, paths bool) []string {
+	repo := "https://github.com/acme/prs.git"
+	stage := stageHead("clones")
+	path := func(i int) string {
+		if paths {
+			return fmt.Sprintf("./repo-%05d", i)
+		}
+		return "./repo"
+	}
+	for i := range n {
+		stage += fmt.Sprintf("      - {uses: git-clone, config: {repoURL: %s, checkout: [{branch: env/%05d, path: %s}]}}\n", repo, i, path(i))
+	}
+	for i := range n {
+		stage += fmt.Sprintf("      - {uses: git-push, as: push-%05d, config: {path: %s}}\n", i, path(i))
+	}
+	stage += fmt.Sprintf(`      - uses: argocd-update
+        config:
+          apps:
+          - name: clones
+            sources:
+            - repoURL: %s
+              desiredRevision: ${{ outputs.push-00000.commit }}
+`, repo)
+	return []string{application("clones", repo, "main", "acme:clones"), stage}
 }

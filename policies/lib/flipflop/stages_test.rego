@@ -199,7 +199,11 @@ test_plain_step_env if {
 		"config": {"repoURL": "${{ vars['repo'] }}", "checkout": [{"path": "./out", "branch": "${{ vars.branch }}"}]},
 	}])
 	s := only.steps[0] with input as f.estate([stage])
-	s.env == {"ctx": {"project": "acme", "stage": "dev"}, "vars": {"repo": f.repo, "branch": "env/dev"}}
+	s.env.ctx == {"project": "acme", "stage": "dev"}
+
+	# The step's own vars, over the Stage's (looked up, not copied: expr.var).
+	s.env.vars == {"branch": "env/dev"}
+	s.env.under == [{"repo": f.repo}]
 	stages.value(s, s.config.repoURL) == f.repo
 	stages.value(s, s.config.checkout[0].branch) == "env/dev"
 	stages.value(s, "${{ outputs.x.commit }}") == "${{ outputs.x.commit }}"

@@ -21,7 +21,8 @@ is_known(s) if known(s)
 
 else := false
 
-# subst substitutes what env (`{"ctx": {...}, "vars": {...}}`) knows in s.
+# subst substitutes what env (`{"ctx": {...}, "vars": {...}}`, and optionally
+# "under": [{...}, ...], the layers of vars below env.vars: see var) knows in s.
 subst(s, env) := strings.replace_n(replacements, s) if {
 	is_string(s)
 	contains(s, "${{")
@@ -36,12 +37,23 @@ lookup("ctx.project", env) := env.ctx.project if env.ctx.project != ""
 
 lookup(e, env) := v if {
 	m := regex.find_all_string_submatch_n(`^vars\.([A-Za-z_][A-Za-z0-9_]*)$`, e, 1)
-	v := scalar(env.vars[m[0][1]])
+	v := scalar(var(env, m[0][1]))
 }
 
 lookup(e, env) := v if {
 	m := regex.find_all_string_submatch_n(`^vars\[\s*['"]([^'"]+)['"]\s*\]$`, e, 1)
-	v := scalar(env.vars[m[0][1]])
+	v := scalar(var(env, m[0][1]))
+}
+
+# var is the value of the var name in env: env.vars's, else that of the first
+# of the layers under them (env.under, an array of name -> value objects, the
+# Stage's vars for a step with vars of its own) that defines it. Each layer is
+# looked up by name: a step's vars are never merged with a copy of the Stage's.
+var(env, name) := v if {
+	v := env.vars[name]
+} else := vs[0] if {
+	vs := [v | some layer in object.get(env, "under", []); v := layer[name]]
+	count(vs) > 0
 }
 
 scalar(v) := v if is_string(v)
@@ -64,6 +76,23 @@ resolve_vars(defs, base, ctx) := raw if {
 	pass1 := {k: subst(v, {"ctx": ctx, "vars": raw}) | some k, v in raw}
 	pass2 := {k: subst(v, {"ctx": ctx, "vars": pass1}) | some k, v in pass1}
 	pass3 := {k: subst(v, {"ctx": ctx, "vars": pass2}) | some k, v in pass2}
+}
+
+# resolve_over resolves an ordered list of {name, value} definitions (a
+# step's own vars) layered over start (a name -> value object) and over under, the layers of vars below them (see var;
+# resolved already, and looked up by name, never copied): a name -> value
+# object of the names defs define, later definitions winning, a value reading
+# ctx, the other definitions and the layers. Three passes, as resolve_vars.
+resolve_over(defs, start, under, ctx) := raw if {
+	raw := layer(defs, start)
+	every v in raw {
+		not has_expr_value(v)
+	}
+} else := pass3 if {
+	raw := layer(defs, start)
+	pass1 := {k: subst(v, {"ctx": ctx, "vars": raw, "under": under}) | some k, v in raw}
+	pass2 := {k: subst(v, {"ctx": ctx, "vars": pass1, "under": under}) | some k, v in pass1}
+	pass3 := {k: subst(v, {"ctx": ctx, "vars": pass2, "under": under}) | some k, v in pass2}
 }
 
 # layer puts the definitions over base; a name defined twice keeps its last value.

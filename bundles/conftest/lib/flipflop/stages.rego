@@ -26,7 +26,7 @@ record(o) := {
 	"ref": object.union(o.ref, {"namespace": project}),
 	"ctx": ctx,
 	"vars": base_vars,
-	"steps": steps(o, ctx, base_vars, read_steps),
+	"steps": steps(o, ctx, {"ctx": ctx, "vars": base_vars, "under": []}, read_steps),
 	"legacy": objects.object_at(o.obj, ["spec", "promotionMechanisms"]),
 	"upstream": upstream(o.obj, project),
 } if {
@@ -123,10 +123,10 @@ task_steps := "/spec/steps"
 # the JSON pointer of the step there), the list of steps it belongs to (scope:
 # the Stage's own, or a task's), and for a task step the task step of the Stage
 # that brought it in (via).
-steps(o, ctx, base_vars, kinds) := [s |
+steps(o, ctx, scope, kinds) := [s |
 	some i, step in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step)
-	some s in inflate(o, step, i, ctx, base_vars, kinds)
+	some s in inflate(o, step, i, ctx, scope, kinds)
 ]
 
 # The steps the model reads; the others (commits, image updates, renders) are
@@ -142,29 +142,28 @@ wanted(kinds, uses) if kinds[uses]
 # task step; a task step's task's steps (inflated_task); or, when no input
 # defines the task, one placeholder. One chain, cheapest test first: most
 # steps are steps the model does not read.
-inflate(o, step, i, ctx, base_vars, kinds) := [own_step(o, step, i, ctx, base_vars)] if {
+inflate(o, step, i, ctx, scope, kinds) := [own_step(o, step, i, ctx, scope)] if {
 	wanted(kinds, step.uses)
-	runs(step, ctx, base_vars) != "no"
+	runs(step, ctx, scope) != "no"
 } else := [] if {
 	not is_task(step)
-} else := inflated_task(step, i, ctx, base_vars, kinds) if {
+} else := inflated_task(step, i, ctx, scope, kinds) if {
 	count(task_for(step.task, ctx)) > 0
 } else := [placeholder(o, step, i, ctx)]
 
-inflated_task(step, i, ctx, base_vars, kinds) := [s |
+inflated_task(step, i, ctx, scope, kinds) := [s |
 	task_alias := object.get(step, "as", sprintf("task-%d", [i]))
 	some t in task_for(step.task, ctx)
-	task_defaults := expr.resolve_vars(objects.array_at(t.obj, ["spec", "vars"]), {}, ctx)
-	env_vars := expr.resolve_vars(objects.array_at(step, ["vars"]), object.union(task_defaults, base_vars), ctx)
+	task_scope := {"ctx": ctx, "vars": task_vars(t, step, ctx, scope), "under": array.concat([scope.vars], scope.under)}
 	some j, ts in objects.array_at(t.obj, ["spec", "steps"])
 	wanted(kinds, ts.uses)
-	runs(ts, ctx, env_vars) != "no"
+	runs(ts, ctx, task_scope) != "no"
 	s := {
 		"id": sprintf("%s/%s/%d/%d", [ctx.project, ctx.stage, i, j]),
 		"alias": sprintf("%s::%s", [task_alias, object.get(ts, "as", sprintf("step-%d", [j]))]),
 		"uses": ts.uses,
 		"config": objects.object_at(ts, ["config"]),
-		"env": {"ctx": ctx, "vars": step_vars(ts, env_vars, ctx)},
+		"env": step_env(ts, ctx, task_scope),
 		"task": task_alias,
 		"task_resolved": true,
 		"index": j,
@@ -191,12 +190,30 @@ placeholder(o, step, i, ctx) := {
 	"task_ref": {"kind": task_kind(step.task), "name": object.get(step.task, "name", ""), "namespace": task_namespace(step.task, ctx)},
 }
 
-own_step(o, step, i, ctx, base_vars) := {
+# task_vars are the vars a task step gives its task's steps, over scope (the
+# Stage's vars): the task step's vars, then the task's defaults that scope does
+# not define (the Stage's vars win over a task's defaults), resolved over scope.
+task_vars(t, step, ctx, scope) := expr.resolve_over(objects.array_at(step, ["vars"]), defaults, array.concat([scope.vars], scope.under), ctx) if {
+	task_defaults := expr.resolve_vars(objects.array_at(t.obj, ["spec", "vars"]), {}, ctx)
+	defaults := {k: v |
+		some k, v in task_defaults
+		not defined(scope, k)
+	}
+}
+
+defined(scope, name) if _ = scope.vars[name]
+
+defined(scope, name) if {
+	some layer in scope.under
+	_ = layer[name]
+}
+
+own_step(o, step, i, ctx, scope) := {
 	"id": sprintf("%s/%s/%d", [ctx.project, ctx.stage, i]),
 	"alias": object.get(step, "as", sprintf("step-%d", [i])),
 	"uses": step.uses,
 	"config": objects.object_at(step, ["config"]),
-	"env": {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)},
+	"env": step_env(step, ctx, scope),
 	"task": "",
 	"task_resolved": true,
 	"index": i,
@@ -224,10 +241,16 @@ task_namespace(task, ctx) := "" if {
 	task.kind == "ClusterPromotionTask"
 } else := ctx.project
 
-step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) if {
+# step_env is the env a step's expressions read (expr.subst): ctx, and its
+# own vars resolved over scope (the env of a step without vars: {"ctx": ctx,
+# "vars": ..., "under": [...]}, the vars of its
+# Stage, and for a task's step the task step's over them), layered under them (expr.var) rather than merged with a
+# copy of them: a Stage of n vars and n steps with vars would copy n² vars.
+step_env(step, ctx, scope) := {"ctx": ctx, "vars": expr.resolve_over(step.vars, {}, under, ctx), "under": under} if {
 	is_array(step.vars)
 	count(step.vars) > 0
-} else := base_vars
+	under := array.concat([scope.vars], scope.under)
+} else := scope
 
 # runs says whether a step runs in a promotion that succeeds: "yes" without
 # an if: condition (or with one that is success(), always() or true), "no"
@@ -239,9 +262,9 @@ step_vars(step, base_vars, ctx) := expr.resolve_vars(step.vars, base_vars, ctx) 
 # ShouldSkip). A task step's own if: is dropped
 # when Kargo inflates the task (pkg/api/promotion.go, inflateTaskSteps): only
 # the task's steps' count.
-runs(step, ctx, base_vars) := "yes" if {
+runs(step, ctx, scope) := "yes" if {
 	object.get(step, "if", "") == ""
-} else := condition(c, {"ctx": ctx, "vars": step_vars(step, base_vars, ctx)}) if {
+} else := condition(c, step_env(step, ctx, scope)) if {
 	c := object.get(step, "if", "")
 	is_string(c)
 } else := "yes"
@@ -278,4 +301,4 @@ value(step, v) := expr.subst(v, step.env)
 # all_steps lists every promotion step of records[i], inflated as the model's
 # steps are (for tools that show or edit a promotion; the rules read only
 # read_steps). records[i] is the record of objects.stages[i].
-all_steps(i) := steps(objects.stages[i], r.ctx, r.vars, "*") if r := records[i]
+all_steps(i) := steps(objects.stages[i], r.ctx, {"ctx": r.ctx, "vars": r.vars, "under": []}, "*") if r := records[i]
