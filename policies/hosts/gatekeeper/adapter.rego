@@ -264,12 +264,13 @@ related_task_keys := {sprintf("%s/%s", [ns, name]) |
 # the reviewed object, kind by kind in the order of namespaced and
 # cluster_scoped (the reviewed object's stale copy left out): those that
 # mention one of its repositories and can touch one of its pointers
-# (neighbourhood.rego), the Applications it names, the Stages that name it or
-# run a related task. Each object is tested once, where it is read, and only a
-# relevant one is compared with the reviewed object's key: an Application by
-# its repository URLs, revisions and name, anything else by the JSON text of
-# its spec (never its status: a live Stage's freight history names
-# repositories it may no longer promote). TestReviewReadsItsNeighbourhoodOnly
+# (neighbourhood.rego), the Applications it names and the ApplicationSets that
+# may generate one it names, the Stages that name it (or an Application it
+# generates) or run a related task. Each object is tested once, where it is
+# read, and only a relevant one is compared with the reviewed object's key: an
+# Application by its repository URLs, revisions and name, anything else by the
+# JSON text of its spec (never its status: a live Stage's freight history
+# names repositories it may no longer promote). TestReviewReadsItsNeighbourhoodOnly
 # (internal/export) holds that the admission rules find the same about the
 # reviewed object in these objects as in the whole inventory.
 related := array.concat(
@@ -362,12 +363,99 @@ named_app_keys := {[ns, name] |
 	lower(name) in reviewer_strings
 }
 
+# named_generated lists the inventory ApplicationSets that may generate an
+# Application the reviewed objects name, with that name: [namespace, name,
+# Application name]. argocd-update reaches a generated Application by name as
+# it does a written one, and the model renders it only from its
+# ApplicationSet, which may mention none of the reviewed repositories. An
+# ApplicationSet is tested by the names its templates give, without rendering
+# them (one pass over the ApplicationSets, a few lookups each): a name written
+# without placeholders is the name; one with placeholders ({{...}}) may be any
+# name that starts with the text before the first, ends with the text after
+# the last, and is at least as long as both (what its parameters are, the
+# model knows only by rendering). Conservative: relating an ApplicationSet
+# that generates no such name costs time only, missing one loses a finding.
+named_generated := {[ns, name, n] |
+	some [ns, name, [n]] in appset_name_ends
+	n in reviewer_strings
+} | {[ns, name, s] |
+	some [ns, name, [prefix, suffix]] in appset_name_ends
+	prefix in reviewer_name_prefixes
+	suffix in reviewer_name_suffixes
+	some s in reviewer_names
+	startswith(s, prefix)
+	endswith(s, suffix)
+	count(s) >= count(prefix) + count(suffix)
+}
+
+# appset_name_ends are the inventory ApplicationSets with the ends (name_ends)
+# of each name their templates give: [namespace, name, ends].
+appset_name_ends := {[ns, name, name_ends(t)] |
+	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
+	some ns, name
+	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].ApplicationSet[name]
+	some t in appset_name_texts([ns, "argoproj.io/v1alpha1", "ApplicationSet", name])
+}
+
+named_appset_keys := {[ns, name] | some [ns, name, _] in named_generated}
+
+# appset_name_texts are the names the templates of the inventory
+# ApplicationSet at at give its Applications, as written (lower case): its
+# template's, and each generator's own template's, which Argo CD merges over
+# it. A templatePatch that may set the name can give any ("{{}}").
+appset_name_texts(at) := name_texts(
+	array.concat(
+		[object.get(inv(at), ["spec", "template", "metadata", "name"], null)],
+		[v.template.metadata.name | some g in array_in(at, ["spec", "generators"]); some v in g],
+	),
+	object.get(inv(at), ["spec", "templatePatch"], null),
+)
+
+name_texts(names, patch) := {lower(n) | some n in names; is_string(n)} | {"{{}}" |
+	is_string(patch)
+	contains(patch, "metadata")
+	contains(patch, "name")
+}
+
+# name_ends is [name] for a name without placeholders, else the text before
+# its first placeholder and after its last (blanks trimmed at the placeholder:
+# a Go template's {{- and -}} remove them, and no name holds one).
+name_ends(t) := [t] if {
+	not contains(t, "{{")
+} else := [trim_right(substring(t, 0, indexof(t, "{{")), " \t\r\n"), trim_left(parts[count(parts) - 1], " \t\r\n")] if {
+	parts := split(t, "}}")
+}
+
+# reviewer_names are the reviewed objects' strings that can be a name (lower
+# case, as Kubernetes names are): only those are matched with a templated
+# name, and only when one of them starts and ends as the template does.
+reviewer_names := {s | some s in reviewer_strings; regex.match(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`, s)}
+
+reviewer_name_prefixes := {substring(s, 0, k) | some s in reviewer_names; some k in numbers.range(0, count(s))}
+
+reviewer_name_suffixes := {substring(s, k, -1) | some s in reviewer_names; some k in numbers.range(0, count(s))}
+
 relevant(at, text) if touches(at, text)
+
+# ApplicationSets that may generate an Application the reviewed objects name.
+relevant([ns, _, "ApplicationSet", name], _) if [ns, name] in named_appset_keys
 
 relevant(at, text) if {
 	stage_tests
 	at[2] == "Stage"
 	stage_relevant(at, text)
+}
+
+# Stages that name an Application the reviewed ApplicationSet generates (old
+# or new), as the model renders it from the reviewed object alone, on any
+# repository. (A clause of its own, not through stage_tests, which would test
+# every Stage for the other relations too; a Stage's text is first looked at
+# for the quoted start all those names share, one test for the Stages that
+# name none.)
+relevant([_, _, "Stage", _], text) if {
+	review.kind == "ApplicationSet"
+	contains(text, generated_start)
+	names_generated(text)
 }
 
 # stage_tests: a Stage can be related to this review by more than its
@@ -399,6 +487,56 @@ stage_relevant(at, text) if {
 stage_relevant(at, _) if {
 	reviewed_task
 	uses_task(at, review)
+}
+
+# names_generated says a spec's text names an Application of
+# review_generated: a few names are looked for in the text, many among its
+# quoted strings, and a name the model cannot tell (a pattern: a parameter is
+# unknown) by its literal ends.
+names_generated(text) if {
+	some [start, end] in generated_texts
+	contains(text, start)
+	contains(text, end)
+}
+
+names_generated(text) if {
+	count(generated_many) > 0
+	some m in regex.find_all_string_submatch_n(`"([^"\\]*)"`, text, -1)
+	m[1] in generated_many
+}
+
+# generated_start is what every such text holds: the quoted start all the
+# names and patterns share (their longest common prefix: that of the first
+# and the last in order). Undefined when the ApplicationSet generates none.
+generated_start := concat("", [`"`, substring(first, 0, n)]) if {
+	starts := sort(review_generated.names | {prefix | some [prefix, _] in review_generated.ends})
+	first := starts[0]
+	last := starts[count(starts) - 1]
+	n := max({k |
+		some k in numbers.range(0, min([count(first), count(last)]))
+		substring(first, 0, k) == substring(last, 0, k)
+	})
+}
+
+# generated_texts are [start, end] pairs a spec's text holds when it names an
+# Application of review_generated: a name, quoted (with an empty end), when
+# there are few names (looked for one by one), and the literal ends of each
+# pattern, quoted on their outer side. generated_many are the names when
+# there are more.
+generated_texts := few_generated | {[concat("", [`"`, prefix]), concat("", [suffix, `"`])] |
+	some [prefix, suffix] in review_generated.ends
+}
+
+default few_generated := set()
+
+few_generated := {[sprintf("%q", [n]), ""] | some n in review_generated.names} if {
+	count(review_generated.names) <= 8
+}
+
+default generated_many := set()
+
+generated_many := review_generated.names if {
+	count(review_generated.names) > 8
 }
 
 # touches says an object other than an Application mentions a reviewed

@@ -277,6 +277,78 @@ test_applications_are_related_through_every_source_field if {
 	{d.contents.metadata.name | some d in docs; d.contents.kind == "Application"} == {"dev", "single", "multi", "dry", "sync", "named"}
 }
 
+# argocd-update reaches an Application an ApplicationSet generates by name, as
+# it does a written one: reviewing a Stage relates every ApplicationSet whose
+# templates may give a name the Stage names, whatever repository they deploy
+# from (a list generator's name, a literal one, a generator's own template, a
+# Go template, a templatePatch that may set the name), and no other.
+# appset is an ApplicationSet in argocd of these generators and template, its
+# Applications on another repository than the Stages'.
+appset(name, gens, template) := f.application_set("argocd", name, {
+	"generators": gens,
+	"template": object.union({"spec": {"source": {"repoURL": "https://git.example.com/x/y.git", "targetRevision": "main", "path": "p"}}}, template),
+})
+
+test_stages_are_related_to_the_applicationsets_generating_what_they_name if {
+	envs := {"list": {"elements": [{"env": "dev"}, {"env": "prod"}]}}
+	appsets := {
+		"listed": appset("listed", [envs], {"metadata": {"name": "guestbook-{{env}}"}}),
+		"literal": appset("literal", [envs], {"metadata": {"name": "single"}}),
+		"own": appset("own", [{"list": {"elements": [{"env": "qa"}], "template": {"metadata": {"name": "{{env}}-own"}}}}], {"metadata": {"name": "x"}}),
+		"go": object.union(appset("go", [envs], {"metadata": {"name": "{{ .env }}-go"}}), {"spec": {"goTemplate": true}}),
+		"patched": object.union(appset("patched", [envs], {"metadata": {"name": "x"}}), {"spec": {"templatePatch": "metadata:\n  name: '{{.env}}-patched'\n"}}),
+		"prefix": appset("prefix", [envs], {"metadata": {"name": "guestbook-x-{{env}}"}}),
+		"suffix": appset("suffix", [envs], {"metadata": {"name": "{{env}}-elsewhere"}}),
+		"other-literal": appset("other-literal", [envs], {"metadata": {"name": "guestbook"}}),
+	}
+	stage := f.stage("dev", "main", [f.pin("dev"), f.no_pin("guestbook-dev"), f.no_pin("single"), f.no_pin("qa-own"), f.no_pin("dev-go")])
+	inv := {"namespace": {"argocd": {"argoproj.io/v1alpha1": {"Application": {"dev": dev_app}, "ApplicationSet": appsets}}}}
+	docs := gatekeeper.docs with input as review(stage) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs; d.contents.kind == "ApplicationSet"} == {"listed", "literal", "own", "go", "patched"}
+}
+
+# Reviewing an ApplicationSet relates the Stages that name an Application it
+# generates, whatever repository they are on: among many names (looked up
+# among a Stage's strings), and by a pattern's ends when a generator's
+# parameters are unknown (git).
+test_applicationsets_are_related_to_the_stages_naming_what_they_generate if {
+	many := appset("many", [{"list": {"elements": [{"env": sprintf("e%d", [i])} | some i in numbers.range(0, 9)]}}], {"metadata": {"name": "svc-{{env}}"}})
+	git := appset("git", [{"git": {"repoURL": "https://git.example.com/x/y.git", "directories": [{"path": "*"}]}}], {"metadata": {"name": "{{path.basename}}-app"}})
+	stages := {name: f.stage(name, "main", [f.no_pin(app)]) |
+		some [name, app] in [["s9", "svc-e9"], ["sx", "svc-x"], ["foo", "foo-app"], ["svc", "foo-svc"]]
+	}
+	inv := {"namespace": {"acme": {"kargo.akuity.io/v1alpha1": {"Stage": stages}}}}
+	many_docs := gatekeeper.docs with input as review(many) with data.inventory as inv
+	{d.contents.metadata.name | some d in many_docs} == {"many", "s9"}
+	git_docs := gatekeeper.docs with input as review(git) with data.inventory as inv
+	{d.contents.metadata.name | some d in git_docs} == {"git", "foo"}
+}
+
+# The case of a real repository (laprus/devops-config): a Stage updates an
+# Application that only a list generator creates, from another repository,
+# and that does not authorize it. Reviewing the Stage, or the ApplicationSet,
+# finds it, as the whole inventory does.
+test_a_generated_application_that_does_not_authorize_its_stage_is_found_from_either_side if {
+	appset := f.application_set("argocd", "envs", {
+		"generators": [{"list": {"elements": [{"env": "dev"}, {"env": "prod"}]}}],
+		"template": {
+			"metadata": {"name": "devops-app-{{env}}"},
+			"spec": {"source": {"repoURL": "https://git.example.com/x/chart.git", "targetRevision": "HEAD", "path": "{{env}}"}},
+		},
+	})
+	stage := f.stage("dev", "main", [f.pin("devops-app-dev")])
+	unrelated := object.union(f.stage_steps("unrelated", [f.update([f.no_pin("devops-app")])]), {"metadata": {"namespace": "other"}})
+	inv := {"namespace": {
+		"argocd": {"argoproj.io/v1alpha1": {"ApplicationSet": {"envs": appset}}},
+		"acme": {"kargo.akuity.io/v1alpha1": {"Stage": {"dev": stage}}},
+		"other": {"kargo.akuity.io/v1alpha1": {"Stage": {"unrelated": unrelated}}},
+	}}
+	[v.details.resources | some v in violations_of("missing-authorized-stage")] == [["Stage acme/dev", "Application argocd/devops-app-dev"]] with input as review(stage) with data.inventory as inv
+	[v.details.resources | some v in violations_of("missing-authorized-stage")] == [["Stage acme/dev", "Application argocd/devops-app-dev"]] with input as review(appset) with data.inventory as inv
+	docs := gatekeeper.docs with input as review(appset) with data.inventory as inv
+	{d.contents.metadata.name | some d in docs} == {"envs", "dev"}
+}
+
 test_stages_reach_repositories_through_their_tasks if {
 	task := f.promotion_task("acme", "promote", [], [f.clone(f.repo, [f.checkout("./r", "main")])])
 	via_task := f.stage_steps("viatask", [{"task": {"name": "promote"}}])

@@ -2,6 +2,7 @@
 # narrow the objects a review reads (see related in adapter.rego).
 package lib.flipflop.gatekeeper
 
+import data.lib.flipflop.apps
 import data.lib.flipflop.model
 import data.lib.flipflop.revision
 
@@ -9,16 +10,17 @@ import data.lib.flipflop.revision
 # repository's branch, HEAD or version range) and what writes and pins them,
 # so the objects that mention a reviewed repository are narrowed to those that
 # can touch one of the pointers the reviewed objects track or write, found by
-# the model itself run on the reviewed objects (old and new), their tasks and
-# the Applications they name. When the model cannot tell one of those
-# pointers, nothing is narrowed beyond the repositories.
+# the model itself run on the reviewed objects (old and new), their tasks, the
+# Applications they name and the ApplicationSets that may generate one they
+# name. When the model cannot tell one of those pointers, nothing is narrowed
+# beyond the repositories.
 
 core_docs := array.concat(
 	array.concat(
 		[{"path": "admission review", "contents": o} | some o in subjects],
 		[{"path": "inventory", "contents": t} | some t in review_tasks],
 	),
-	named_apps,
+	array.concat(named_apps, named_appsets),
 )
 
 # named_apps are the Applications the reviewed objects name (found by name
@@ -27,6 +29,14 @@ named_apps := [{"path": "inventory", "contents": o} |
 	some [ns, name] in named_app_keys
 	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 	not same(review_ref, "Application", ns, name)
+]
+
+# named_appsets are the ApplicationSets that may generate an Application the
+# reviewed objects name (named_generated).
+named_appsets := [{"path": "inventory", "contents": o} |
+	some [ns, name] in named_appset_keys
+	o := view([ns, "argoproj.io/v1alpha1", "ApplicationSet", name])
+	not same(review_ref, "ApplicationSet", ns, name)
 ]
 
 core_pointers := ps if {
@@ -145,4 +155,25 @@ default_checkout(c) if {
 	object.get(c, "tag", null) == null
 }
 
-related_app_names := {lower(e.contents.metadata.name) | some e in related_apps} | {lower(review.metadata.name) | review.kind == "Application"}
+related_app_names := (({lower(e.contents.metadata.name) | some e in related_apps} | {lower(review.metadata.name) | review.kind == "Application"}) | {s |
+	some [_, _, s] in named_generated
+}) | review_generated.names
+
+# review_generated are the Applications the reviewed ApplicationSet (old and
+# new) generates, as the model renders them from the reviewed objects alone:
+# the names it knows (lower case), and the literal ends of each name it can
+# only give as a pattern (a parameter nobody can know, rendered *). (An
+# ApplicationSet is expanded here whatever the size of the estate's others:
+# the model may leave it unexpanded in the whole estate.)
+default review_generated := {"names": set(), "ends": set()}
+
+review_generated := {
+	"names": {n | some n in patterns; not contains(n, "*")},
+	"ends": {[parts[0], parts[count(parts) - 1]] | some n in patterns; contains(n, "*"); parts := split(n, "*")},
+} if {
+	review.kind == "ApplicationSet"
+
+	# regal ignore:with-outside-test-context
+	records := apps.records with input as core_docs with data.lib.flipflop.config.settings as settings
+	patterns := {lower(a.name_pattern) | some a in records}
+}
