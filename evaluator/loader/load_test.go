@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/fifotest"
 	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
@@ -522,15 +522,9 @@ func TestLoaderFIFO(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("FIFOs are tested on Linux only")
 	}
-	mkfifo, err := exec.LookPath("mkfifo")
-	if err != nil {
-		t.Skip("mkfifo not found")
-	}
 	tmp := t.TempDir()
 	fifo := filepath.Join(tmp, "pipe.yaml")
-	if out, err := exec.Command(mkfifo, fifo).CombinedOutput(); err != nil {
-		t.Skipf("mkfifo: %v %s", err, out)
-	}
+	fifotest.Make(t, fifo)
 	if err := os.WriteFile(filepath.Join(tmp, "ok.yaml"), []byte("kind: OK\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flipflop-dev/flipflop/internal/fifotest"
 	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
@@ -87,11 +87,7 @@ func TestSummaryRefusesNonRegularFiles(t *testing.T) {
 		t.Skip("no named pipes in the file system")
 	}
 	fifo := filepath.Join(t.TempDir(), "step_summary")
-	if mkfifo, err := exec.LookPath("mkfifo"); err != nil {
-		t.Skip("mkfifo not found")
-	} else if out, err := exec.Command(mkfifo, fifo).CombinedOutput(); err != nil {
-		t.Skipf("mkfifo: %v %s", err, out)
-	}
+	fifotest.Make(t, fifo)
 	type result struct {
 		stderr string
 		code   int

@@ -3,12 +3,13 @@ package safefile
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flipflop-dev/flipflop/internal/fifotest"
 )
 
 func symlink(t *testing.T, target, link string) {
@@ -107,11 +108,7 @@ func TestRefusesNonRegularFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "summary")
-	if mkfifo, err := exec.LookPath("mkfifo"); err != nil {
-		t.Skip("mkfifo not found")
-	} else if out, err := exec.Command(mkfifo, fifo).CombinedOutput(); err != nil {
-		t.Skipf("mkfifo: %v %s", err, out)
-	}
+	fifotest.Make(t, fifo)
 	done := make(chan error, 2)
 	go func() { done <- Append(fifo, []byte("x"), 0o644) }()
 	go func() { done <- Write(fifo, []byte("x"), 0o644) }()
