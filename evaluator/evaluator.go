@@ -6,6 +6,12 @@
 //	objs, loadErrs := (&loader.Loader{}).Load([]string{"./gitops"})
 //	report, err := ev.Evaluate(ctx, objs)
 //
+// Helm charts and kustomizations are rendered, as the flipflop command renders
+// them, when the Loader has the Renderer of package evaluator/render (in a
+// confined worker process; its Example shows a whole run):
+//
+//	l := &loader.Loader{Renderer: render.New("./gitops")}
+//
 // Objects already in memory (decoded JSON, an unstructured.Unstructured's
 // Object) become Objects with NewObject; no caller needs OPA's ast package.
 //

@@ -15,8 +15,9 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/evaluator/render"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
-	"github.com/flipflop-dev/flipflop/internal/render"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // inputFlags select what a command reads: files, directories and stdin, a live
@@ -194,23 +195,20 @@ func (in *inputFlags) renderer(paths []string, roots []loader.RepoRoot) (*render
 	if in.read == readPlain {
 		return nil, nil
 	}
-	r := &render.Renderer{
-		Roots:       render.RootsOf(paths),
-		MaxFileSize: in.maxFileSize,
-		Timeout:     in.renderTimeout,
-		Helm:        in.helm,
-	}
+	dirs := slices.Clone(paths)
 	for _, root := range roots {
-		if rr, err := render.NewRoot(root.Dir); err == nil {
-			r.Roots = append(r.Roots, rr)
-		}
+		dirs = append(dirs, root.Dir)
 	}
+	r := render.New(dirs...)
+	r.MaxFileSize = in.maxFileSize
+	r.Timeout = in.renderTimeout
+	r.Helm = in.helm
 	for _, f := range in.valuesFiles {
 		data, err := readValuesFile(f, in.maxFileSize)
 		if err != nil {
 			return nil, usagef("--values: %v", err)
 		}
-		r.Helm.ValuesFiles = append(r.Helm.ValuesFiles, render.NamedData{Name: filepath.ToSlash(f), Data: data})
+		r.Helm.ValuesFiles = append(r.Helm.ValuesFiles, render.ValuesFile{Name: filepath.ToSlash(f), Data: data})
 	}
 	return r, nil
 }
@@ -419,7 +417,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 		r = l.LoadAll(paths)
 		for i := range r.Rendered {
 			for j, f := range r.Rendered[i].NotListed {
-				r.Rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
+				r.Rendered[i].NotListed[j] = safetext.Controls(f) // file names are input too
 			}
 		}
 	}
