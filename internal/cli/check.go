@@ -61,6 +61,10 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	paths := fs.Args()
+	// The configuration file gives the flags the command line does not.
+	if err := f.inputs.configure(); err != nil {
+		return err
+	}
 	if err := f.validateOutput(); err != nil {
 		return err
 	}

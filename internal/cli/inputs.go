@@ -41,12 +41,16 @@ type inputFlags struct {
 	renderTimeout    time.Duration
 	progressMode     string
 	cluster          clusterFlags
+	selection        selectionFlags
+
+	fs         *pflag.FlagSet // the command's flags, set by registerFiles (the configuration file sets their defaults)
+	configured bool           // configure has run
+	config     *loader.Config // the configuration file read, set by configure (nil: none)
 
 	progress *progress // what the run says it does on standard error, set by prepare (nil: nothing)
 
-	configExclude []loader.Exclude      // exclude: of the configuration file, set by settings
-	configErrors  []evaluator.LoadError // what the configuration file holds that waives nothing, set by settings
-	kargoSource   string                // where the Kargo version came from, set by settings
+	configErrors []evaluator.LoadError // the problems of the configuration file, set by configure
+	kargoSource  string                // where the Kargo version came from, set by settings
 }
 
 // Read modes: how directories are read.
@@ -82,6 +86,8 @@ func (in *inputFlags) register(fs *pflag.FlagSet) {
 }
 
 func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage string) {
+	in.fs = fs
+	in.selection.register(fs)
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringVar(&in.kargoVersion, "kargo-version", "", "the Kargo release the estate runs on (v1.9, 1.10.3): step fields and annotations are read as it reads them (default: kargoVersion in "+DefaultWaiversFile+", else, reading a cluster, its Kargo controller's, else the newest release flipflop models)")
@@ -138,35 +144,17 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	}
 	s.Namespace = in.cluster.manifestNamespace()
 	s.IgnoreAnnotationWaivers = in.noWaivers
-	file, found := in.waiversFile, false
-	if file == "" && !in.noWaivers {
-		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
-			file, found = DefaultWaiversFile, true
-		}
+	if err := in.configure(); err != nil {
+		return s, err
 	}
-	if file != "" {
-		l := &loader.Loader{MaxFileSize: in.maxFileSize, FollowSymlinks: in.followSymlinks}
-		var c *loader.Config
-		var err error
-		if found {
-			// Found, not named: confined to the working directory as the
-			// files of a directory walk are to theirs.
-			c, err = l.ReadConfigIn(".", file)
-		} else {
-			c, err = l.ReadConfig(file)
-		}
-		if err != nil {
-			if found {
-				return s, usagef("%v", err)
-			}
-			return s, usagef("--waivers: %v", err)
-		}
+	if c := in.config; c != nil {
 		s.Waivers = c.Waivers
-		in.configExclude = c.Exclude
-		in.configErrors = c.Errors
 		if c.KargoVersion != "" {
 			s.KargoVersion, in.kargoSource = c.KargoVersion, c.KargoVersionSource
 		}
+	}
+	if err := in.selection.apply(&s); err != nil {
+		return s, err
 	}
 	if in.kargoVersion != "" {
 		s.KargoVersion, in.kargoSource = in.kargoVersion, "--kargo-version"
@@ -182,7 +170,9 @@ func (in *inputFlags) loader(stdin io.Reader) *loader.Loader {
 		// could hide a pull request's own files from the check.
 		l.IgnoreFile = ""
 	}
-	l.Exclude = append(l.Exclude, in.configExclude...)
+	if in.config != nil {
+		l.Exclude = append(l.Exclude, in.config.Exclude...)
+	}
 	for _, p := range in.exclude {
 		l.Exclude = append(l.Exclude, loader.Exclude{Pattern: p, Source: "--exclude"})
 	}
@@ -290,6 +280,9 @@ func (l *loaded) complete(report *evaluator.Report) {
 // prepare validates the input flags, builds the evaluator and reads the inputs:
 // the common start of check, explain, graph and diagnose.
 func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
+	if err := in.configure(); err != nil {
+		return nil, err
+	}
 	if err := in.validate(paths); err != nil {
 		return nil, err
 	}

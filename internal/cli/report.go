@@ -45,6 +45,9 @@ func runReport(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	paths := fs.Args()
+	if err := inputs.configure(); err != nil {
+		return err
+	}
 	if !slices.Contains(failLevels, *failOn) {
 		return usagef("unknown --fail-on level %q (want %s)", *failOn, joinOr(failLevels))
 	}
