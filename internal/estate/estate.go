@@ -183,7 +183,7 @@ spec:
       - uses: kustomize-set-image
         config:
           path: ./repo/env/%s
-          images: [{image: ghcr.io/acme/app}]
+          images: [{image: ghcr.io/acme/app, tag: "${{ imageFrom(\"ghcr.io/acme/app\").Tag }}"}]
       - uses: git-commit
         as: commit
         config: {path: ./repo, message: promote}

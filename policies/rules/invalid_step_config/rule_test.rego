@@ -100,7 +100,7 @@ test_pr_number_by_version if {
 
 	# Another step's output, or a literal, is not judged.
 	count(rule.report) == 0 with input as f.estate([pr_task("${{ task.outputs['other'].prNumber }}")])
-	count(rule.report) == 0 with input as f.estate([pr_task("42")])
+	count(rule.report) == 0 with input as f.estate([pr_task(42)])
 
 	some finding in rule.report with input as f.estate([pr_task("${{ outputs.open-pr.pr.id }}")]) with config.settings as {"kargo_version": "v1.4.2"}
 	contains(finding.message, "(it came in v1.5.0; read prNumber)")
