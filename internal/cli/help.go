@@ -118,10 +118,29 @@ func helpCommands(c *cobra.Command) []*cobra.Command {
 	return subs
 }
 
-// writeFlagGroups writes the flags of fs by group, each wrapped to width
-// columns: the groups in the order of flagGroups, then the flags of none
-// ("Flags:" when no flag has a group, else "Other flags:").
+// writeFlagGroups writes the flags of fs by group (FlagSections), each
+// wrapped to width columns.
 func writeFlagGroups(b *strings.Builder, fs *pflag.FlagSet, width int) {
+	for _, s := range flagSections(fs) {
+		fmt.Fprintf(b, "\n%s:\n%s", s.Title, s.Flags.FlagUsagesWrapped(width))
+	}
+}
+
+// FlagSection is a group of a command's flags, as its help prints it.
+type FlagSection struct {
+	Title string // "Input flags"
+	Flags *pflag.FlagSet
+}
+
+// FlagSections returns the flags of c (its own, not hidden) by group, as its
+// help prints them: the groups in the order of flagGroups, then the flags of
+// none ("Flags" when no flag has a group, else "Other flags").
+func FlagSections(c *cobra.Command) []FlagSection {
+	c.InitDefaultHelpFlag()
+	return flagSections(c.NonInheritedFlags())
+}
+
+func flagSections(fs *pflag.FlagSet) []FlagSection {
 	sets := map[string]*pflag.FlagSet{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
@@ -133,9 +152,10 @@ func writeFlagGroups(b *strings.Builder, fs *pflag.FlagSet, width int) {
 		}
 		sets[g].AddFlag(f)
 	})
+	var out []FlagSection
 	for _, g := range flagGroups {
 		if s := sets[g.id]; s != nil {
-			fmt.Fprintf(b, "\n%s:\n%s", g.title, s.FlagUsagesWrapped(width))
+			out = append(out, FlagSection{g.title, s})
 		}
 	}
 	if s := sets[""]; s != nil {
@@ -143,8 +163,9 @@ func writeFlagGroups(b *strings.Builder, fs *pflag.FlagSet, width int) {
 		if len(sets) == 1 {
 			title = "Flags"
 		}
-		fmt.Fprintf(b, "\n%s:\n%s", title, s.FlagUsagesWrapped(width))
+		out = append(out, FlagSection{title, s})
 	}
+	return out
 }
 
 // helpWidth is the width help is wrapped to: the terminal's, within 60 and
