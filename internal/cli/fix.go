@@ -31,7 +31,7 @@ func fixWays() []string {
 }
 
 const fixLong = `Previews the ways out of the findings of
-  %[2]s
+  ` + fixableRules + `
 as changes to the files that were read. Without --way it lists, per finding, the ways
 that apply, each with its trade-off and the command that previews it. With --way it
 prints the change for every finding that way applies to: a unified diff whose paths are
@@ -67,11 +67,10 @@ type fixFlags struct {
 
 func newFixCommand(stdio IO) *cobra.Command {
 	f := &fixFlags{}
-	rules, _ := evaluator.BundleRules() // an error shows as an empty list; every run reports it
 	cmd := &cobra.Command{
 		Use:   "fix [flags] PATH...",
 		Short: "Preview the ways out of the findings as a patch (--way W --apply writes it)",
-		Long:  fmt.Sprintf(fixLong, programName(), joinOr(fix.Rules(rules))),
+		Long:  fmt.Sprintf(fixLong, programName()),
 		Example: examples(
 			"flipflop fix gitops/ # the ways out of each finding, with their trade-offs",
 			"flipflop fix --way stage-branches gitops/ # the change, as a diff",

@@ -8,6 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/fix"
 )
 
 // Flag groups. pflag has none: each flag carries the id of its group in the
@@ -53,6 +56,28 @@ func flagGroup(f *pflag.Flag) string {
 	return ""
 }
 
+// fixableRules stands in a long description for the rules whose findings fix
+// handles, until ExpandHelp fills them in: reading the rules' METADATA takes a
+// quarter of a second, which every run would pay if the tree were built with it.
+const fixableRules = "{{fixable rules}}"
+
+// ExpandHelp fills in, in the long descriptions of c and its subcommands, what
+// is left to the time the help is printed (fixableRules). The help does it;
+// whatever else reads Long (the command reference) must call it first.
+func ExpandHelp(c *cobra.Command) {
+	if strings.Contains(c.Long, fixableRules) {
+		rules, err := evaluator.BundleRules()
+		list := joinOr(fix.Rules(rules))
+		if err != nil {
+			list = "the rules marked fixable (" + err.Error() + ")"
+		}
+		c.Long = strings.ReplaceAll(c.Long, fixableRules, list)
+	}
+	for _, s := range c.Commands() {
+		ExpandHelp(s)
+	}
+}
+
 // help prints the help of c on its standard output: the usage line, the long
 // description, the examples, the subcommands and the flags by group.
 func help(c *cobra.Command, _ []string) {
@@ -69,6 +94,7 @@ func usage(c *cobra.Command) error {
 // writeHelp writes the help of c to w; long adds the long description.
 func writeHelp(w io.Writer, c *cobra.Command, long bool) error {
 	c.InitDefaultHelpFlag()
+	ExpandHelp(c)
 	var b strings.Builder
 	text := strings.TrimRight(c.Long, "\n")
 	if text == "" {

@@ -41,6 +41,7 @@ type Files map[string][]byte
 // the help lists, help and the hidden ones left out.
 func Generate() (Files, error) {
 	root := cli.Command(cli.IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	cli.ExpandHelp(root)
 	files := Files{}
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {
