@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -224,6 +225,28 @@ func TestCompletion(t *testing.T) {
 				t.Errorf("complete %q offers %q", tc.args, n)
 			}
 		}
+	}
+}
+
+// --context completes with the contexts of the kubeconfig --kubeconfig names.
+func TestCompleteContexts(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts:
+  - {name: staging, context: {cluster: c, user: u}}
+  - {name: prod, context: {cluster: c, user: u}}
+  - {name: prod-eu, context: {cluster: c, user: u}}
+current-context: staging
+`
+	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "", cobra.ShellCompRequestCmd, "check", "--cluster", "--kubeconfig", kubeconfig, "--context", "pr")
+	if code != ExitOK || stdout != "prod\nprod-eu\n:4\n" {
+		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
 	}
 }
 
