@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flipflop-dev/flipflop/internal/suggest"
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
@@ -138,7 +139,7 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 	for _, c := range helpCommands(cmd) {
 		names = append(names, c.Name())
 	}
-	return &UsageError{Msg: fmt.Sprintf("unknown command %q", args[0]), Hint: didYouMean(nearest(args[0], names))}
+	return usagef("unknown command %q%s", args[0], suggest.DidYouMean(args[0], names))
 }
 
 // usageArgs makes every argument error of the tree a UsageError (exit 2):
@@ -160,8 +161,8 @@ func usageArgs(c *cobra.Command) {
 }
 
 // refuseUnknownShells makes "completion SHELL" with a shell cobra does not
-// know a usage error (cobra prints the help and exits 0), with the nearest
-// shells; a bare "completion" prints the help.
+// know a usage error that lists the shells (cobra prints the help and exits
+// 0); a bare "completion" prints the help.
 func refuseUnknownShells(completion *cobra.Command) {
 	completion.Args = cobra.ArbitraryArgs
 	completion.RunE = func(c *cobra.Command, args []string) error {
@@ -172,7 +173,7 @@ func refuseUnknownShells(completion *cobra.Command) {
 		for _, s := range c.Commands() {
 			shells = append(shells, s.Name())
 		}
-		return &UsageError{Msg: fmt.Sprintf("unknown shell %q (want %s)", args[0], joinOr(shells)), Hint: didYouMean(nearest(args[0], shells))}
+		return usagef("unknown shell %q (want %s)", args[0], joinOr(shells))
 	}
 }
 
@@ -197,7 +198,8 @@ func newHelpCommand() *cobra.Command {
 				if len(rest) > 0 {
 					typed = rest[0]
 				}
-				return &UsageError{Msg: fmt.Sprintf("unknown help topic %q", strings.Join(args, " ")), Hint: didYouMean(nearest(typed, names)), Help: c.Root().CommandPath() + " --help"}
+				msg := fmt.Sprintf("unknown help topic %q%s", strings.Join(args, " "), suggest.DidYouMean(typed, names))
+				return &UsageError{Msg: msg, Help: c.Root().CommandPath() + " --help"}
 			}
 			return target.Help()
 		},

@@ -67,8 +67,10 @@ func registerCompletions(root *cobra.Command) {
 				fn = cobra.FixedCompletions(f.Annotations[flagChoicesKey], cobra.ShellCompDirectiveNoFileComp)
 			case f.Annotations[cobra.BashCompFilenameExt] != nil, f.Annotations[cobra.BashCompSubdirsInDir] != nil:
 				return // cobra completes file or directory names
-			case slices.Contains(ruleFlags, f.Name):
-				fn = completeRuleIDs
+			case f.Name == "rule", f.Name == "skip-rule":
+				fn = completeRuleList
+			case f.Name == "severity":
+				fn = completeSeverity
 			case f.Name == "context":
 				fn = completeContexts
 			default:
@@ -82,10 +84,6 @@ func registerCompletions(root *cobra.Command) {
 	}
 	walk(root)
 }
-
-// ruleFlags are the flags whose value is a rule id: they complete with
-// completeRuleIDs. A flag added to select rules joins them here.
-var ruleFlags = []string{"rule", "skip-rule"}
 
 // completeRuleIDs completes a rule id: the ids that start with what is typed,
 // each with its title. When none does, the shell completes file names (explain
@@ -102,6 +100,51 @@ func completeRuleIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.C
 		}
 	}
 	return out, cobra.ShellCompDirectiveDefault
+}
+
+// completeRuleList completes --rule and --skip-rule, which take a rule id or
+// a comma-separated list of them: the last id of the list.
+func completeRuleList(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	head, last := splitList(toComplete)
+	ids, directive := completeRuleIDs(cmd, args, last)
+	if directive == cobra.ShellCompDirectiveError {
+		return nil, directive
+	}
+	for i, c := range ids {
+		ids[i] = head + c
+	}
+	return ids, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeSeverity completes --severity RULE=LEVEL (a comma-separated list of
+// them): a rule id followed by "=", then the levels.
+func completeSeverity(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	head, last := splitList(toComplete)
+	if id, level, ok := strings.Cut(last, "="); ok {
+		var out []cobra.Completion
+		for _, l := range severityLevels {
+			if strings.HasPrefix(l, level) {
+				out = append(out, head+id+"="+l)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	ids, directive := completeRuleIDs(cmd, args, last)
+	if directive == cobra.ShellCompDirectiveError {
+		return nil, directive
+	}
+	for i, c := range ids {
+		id, desc, _ := strings.Cut(c, "\t")
+		ids[i] = cobra.CompletionWithDesc(head+id+"=", desc)
+	}
+	return ids, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// splitList splits a comma-separated value being typed into what precedes
+// its last element (with the comma) and that element.
+func splitList(s string) (head, last string) {
+	i := strings.LastIndexByte(s, ',')
+	return s[:i+1], s[i+1:]
 }
 
 // completeContexts completes --context with the contexts of the kubeconfig

@@ -24,12 +24,9 @@ const (
 var ErrFindings = errors.New("findings at or above the failure threshold")
 
 // UsageError is a mistake in the command line. ExitCode prints Msg (escaped:
-// it may quote what the user typed), then Hint, then where to read the usage.
+// it may quote what the user typed), then where to read the usage.
 type UsageError struct {
 	Msg string
-	// Hint is flipflop's own advice after Msg ("Did you mean this?"), ending
-	// with a line break; it holds no input but the names it suggests.
-	Hint string
 	// Help is the command line that prints the help of the command that
 	// failed ("flipflop check --help"); Run sets it. Empty: the top-level help.
 	Help string
@@ -62,7 +59,7 @@ func ExitCode(err error, w io.Writer) int {
 		if help == "" {
 			help = programName() + " --help"
 		}
-		fmt.Fprintf(w, "flipflop: %s\n%sRun '%s' for usage.\n", safetext.Text(usage.Msg), safetext.Lines(usage.Hint), safetext.Text(help))
+		fmt.Fprintf(w, "flipflop: %s\nRun '%s' for usage.\n", safetext.Text(usage.Msg), safetext.Text(help))
 		return ExitIncomplete
 	case errors.As(err, &incomplete):
 		fmt.Fprintf(w, "flipflop: %s\n", incomplete)

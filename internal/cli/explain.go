@@ -13,6 +13,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
+	"github.com/flipflop-dev/flipflop/internal/suggest"
 )
 
 const explainLong = `With a rule id (see '%[1]s rules'), prints the rule's documentation: what it
@@ -103,11 +104,11 @@ func explainRule(ctx context.Context, arg string, w io.Writer) (done bool, err e
 		ids = append(ids, r.ID)
 	}
 	if !strings.ContainsAny(arg, `/\.`) {
-		e := &UsageError{Msg: fmt.Sprintf("%q is neither a rule nor a file", arg), Hint: didYouMean(nearest(arg, ids))}
-		if e.Hint == "" {
-			e.Hint = fmt.Sprintf("'%s rules' lists the rules.\n", programName())
+		hint := suggest.DidYouMean(arg, ids)
+		if hint == "" {
+			hint = fmt.Sprintf(" ('%s rules' lists them)", programName())
 		}
-		return true, e
+		return true, usagef("%q is neither a rule nor a file%s", arg, hint)
 	}
 	return false, nil
 }

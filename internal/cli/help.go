@@ -21,6 +21,7 @@ const flagGroupKey = "flipflop_group"
 const (
 	groupFix       = "fix"
 	groupInput     = "input"
+	groupRules     = "rules"
 	groupEstate    = "estate"
 	groupRendering = "rendering"
 	groupCluster   = "cluster"
@@ -32,6 +33,7 @@ const (
 var flagGroups = []struct{ id, title string }{
 	{groupFix, "Fix flags"},
 	{groupInput, "Input flags"},
+	{groupRules, "Rule flags (which rules run, at which severity)"},
 	{groupEstate, "Estate flags (what the estate runs on)"},
 	{groupRendering, "Rendering flags (Helm charts and kustomizations)"},
 	{groupCluster, "Cluster flags"},

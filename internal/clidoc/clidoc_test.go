@@ -51,7 +51,7 @@ func TestGenerate(t *testing.T) {
 	}
 	check := string(a[ReferenceDir+"/flipflop_check.md"])
 	last := -1
-	for _, h := range []string{"### Input flags", "### Estate flags", "### Rendering flags", "### Cluster flags", "### Output flags", "### Other flags"} {
+	for _, h := range []string{"### Input flags", "### Rule flags", "### Estate flags", "### Rendering flags", "### Cluster flags", "### Output flags", "### Other flags"} {
 		i := strings.Index(check, h)
 		if i <= last {
 			t.Errorf("flipflop_check.md: %q missing or out of order", h)
