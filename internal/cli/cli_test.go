@@ -272,3 +272,26 @@ func TestKubectlPluginName(t *testing.T) {
 		t.Errorf("check --nope:\n%s", stderr)
 	}
 }
+
+// failOn in .flipflop.yaml is the default of --fail-on for fix and report too
+// (the configuration file is read before the flag is used).
+func TestFailOnFromConfigurationFile(t *testing.T) {
+	sample, err := os.ReadFile("../../policies/rules/duplicate_object/samples/fires/same-file-no-namespace/apps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"gitops/apps.yaml": string(sample)})
+	chdir(t, dir)
+	for _, args := range [][]string{{"fix", "gitops"}, {"report", "gitops"}, {"check", "gitops"}} {
+		if _, stderr, code := run(t, "", args...); code != ExitFindings {
+			t.Errorf("%q without a configuration file: exit %d\n%s", args, code, stderr)
+		}
+	}
+	writeFiles(t, dir, map[string]string{".flipflop.yaml": "failOn: never\n"})
+	for _, args := range [][]string{{"fix", "gitops"}, {"report", "gitops"}, {"check", "gitops"}} {
+		if _, stderr, code := run(t, "", args...); code != ExitOK {
+			t.Errorf("%q with failOn: never: exit %d\n%s", args, code, stderr)
+		}
+	}
+}
