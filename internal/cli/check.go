@@ -24,6 +24,7 @@ type checkFlags struct {
 	color   string
 	failOn  string
 	inputs  inputFlags
+	reports reportFlags
 }
 
 func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
@@ -35,6 +36,7 @@ func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
 	fs.StringVar(&f.out, "out", "", "write the report to this file instead of standard output (a regular file, never written through a symbolic link)")
 	fs.StringVar(&f.summary, "summary", "", "also append the report as Markdown (what -o markdown prints) to this file: a GitHub job summary ($GITHUB_STEP_SUMMARY), a merge-request note (a regular file, never written through a symbolic link)")
 	f.inputs.registerAll(fs)
+	f.reports.register(fs)
 	return fs, f
 }
 
@@ -64,12 +66,18 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	if err := f.validateOutput(); err != nil {
 		return err
 	}
+	if err := f.reports.validate(&f.inputs, paths); err != nil {
+		return err
+	}
 	in, err := f.inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
 	ev := in.ev
 	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String(), FailOn: f.failOn}
+	if err := f.reports.outputOptions(f.output, in, &opts); err != nil {
+		return err
+	}
 	var report *evaluator.Report
 	if f.output == "markdown" || f.summary != "" {
 		// The pictures and the ways out need the model and a fix plan.
@@ -102,6 +110,9 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		if err := appendSummary(f.summary, report, opts); err != nil {
 			return err
 		}
+	}
+	if err := f.reports.writeReports(ctx, &f.inputs.cluster, report, opts, stdio); err != nil {
+		return err
 	}
 	return verdict(report, f.failOn)
 }
