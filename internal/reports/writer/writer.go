@@ -43,6 +43,16 @@ const FieldManager = "flipflop"
 // DefaultConcurrency bounds the writes and deletes in flight.
 const DefaultConcurrency = 8
 
+// QPS and Burst bound the writer's requests per second on the client side.
+// The first run on a large estate writes a report per namespace with
+// findings (1,500 namespaces at 10,000 Applications of the benchmark estate,
+// twice with both APIs): at the 50 a second flipflop's reads use, that alone
+// would take a minute. The API server's priority and fairness still applies.
+const (
+	QPS   = 200
+	Burst = 400
+)
+
 // Options say what Write writes.
 type Options struct {
 	// APIs are the report APIs to write; empty means every one the API
@@ -92,6 +102,7 @@ func (e *Error) Error() string {
 // server cannot be reached or serves none of the selected APIs.
 func Write(ctx context.Context, cfg *rest.Config, rs []reports.Report, opts Options) ([]Outcome, error) {
 	gcfg := cluster.Guard(cfg, opts.MaxResponseBytes)
+	gcfg.QPS, gcfg.Burst = QPS, Burst
 	disc, err := discovery.NewDiscoveryClientForConfig(gcfg)
 	if err != nil {
 		return nil, &Error{Problems: []string{"cannot build a client for the API server: " + cluster.Redact(cfg, err.Error())}}
