@@ -80,12 +80,12 @@ func resultsOf(u *unstructured.Unstructured) []string {
 func TestAuditorWritesReports(t *testing.T) {
 	bin := tool(t, "FLIPFLOP_BIN")
 	env := reportsCluster(t)
-	applyObjs(t, env, example(t, "contradiction", "audit", "audit-argocd")...)
+	applyObjs(t, env, example(t, "contradiction", "shop", "argocd")...)
 	if err := env.ApplyFiles(kctx(t), "../deploy/rbac.yaml"); err != nil {
 		t.Fatal(err)
 	}
 	kc := bindUser(t, env, "auditor", "flipflop-reader", "flipflop-report-writer")
-	args := []string{"check", "--cluster", "--kubeconfig", kc, "--argocd-namespace", "audit-argocd", "--write-reports", "-o", "json"}
+	args := []string{"check", "--cluster", "--kubeconfig", kc, "--write-reports", "-o", "json"}
 	var stdout, stderr string
 	var code int
 	// RBAC reaches the authorizer's cache within a moment.
@@ -106,15 +106,15 @@ func TestAuditorWritesReports(t *testing.T) {
 		t.Error("the JSON report has no finding")
 	}
 	dyn := env.Dynamic()
-	pr, err := dyn.Resource(policyReports).Namespace("audit").Get(kctx(t), "flipflop", metav1.GetOptions{})
+	pr, err := dyn.Resource(policyReports).Namespace("shop").Get(kctx(t), "flipflop", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(resultsOf(pr), " "); !strings.Contains(got, "shared-branch-contradiction=fail") {
-		t.Errorf("audit's PolicyReport: %s", got)
+		t.Errorf("shop's PolicyReport: %s", got)
 	}
 	// The resources carry the live objects' UIDs.
-	stage, err := dyn.Resource(schema.GroupVersionResource{Group: "kargo.akuity.io", Version: "v1alpha1", Resource: "stages"}).Namespace("audit").Get(kctx(t), "dev", metav1.GetOptions{})
+	stage, err := dyn.Resource(schema.GroupVersionResource{Group: "kargo.akuity.io", Version: "v1alpha1", Resource: "stages"}).Namespace("shop").Get(kctx(t), "dev", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,23 +127,24 @@ func TestAuditorWritesReports(t *testing.T) {
 			if m["kind"] == "Stage" && m["name"] == "dev" {
 				found = true
 				if m["uid"] != string(stage.GetUID()) {
-					t.Errorf("Stage audit/dev: uid %v, want %s", m["uid"], stage.GetUID())
+					t.Errorf("Stage shop/dev: uid %v, want %s", m["uid"], stage.GetUID())
 				}
 			}
 		}
 	}
 	if !found {
-		t.Error("no result names Stage audit/dev")
+		t.Error("no result names Stage shop/dev")
 	}
-	for _, ns := range []string{"audit-argocd"} {
+	for _, ns := range []string{"argocd"} {
 		if _, err := dyn.Resource(policyReports).Namespace(ns).Get(kctx(t), "flipflop", metav1.GetOptions{}); err != nil {
 			t.Errorf("%s: %v", ns, err)
 		}
 	}
-	if _, err := dyn.Resource(openReports).Namespace("audit").Get(kctx(t), "flipflop", metav1.GetOptions{}); err != nil {
+	if _, err := dyn.Resource(openReports).Namespace("shop").Get(kctx(t), "flipflop", metav1.GetOptions{}); err != nil {
 		t.Errorf("the OpenReports Report: %v", err)
 	}
-	t.Logf("kubectl get policyreport -A:\n%s", getTable(t, env.Config, "/apis/wgpolicyk8s.io/v1alpha2/policyreports"))
+	t.Logf("kubectl get policyreport -A:\n%s", getTable(t, env.Config, "/apis/wgpolicyk8s.io/v1alpha2/policyreports", true))
+	t.Logf("kubectl get clusterpolicyreport:\n%s", getTable(t, env.Config, "/apis/wgpolicyk8s.io/v1alpha2/clusterpolicyreports", false))
 
 	// Run again: nothing changed, nothing written.
 	_, stderr, code = runCmd(t, "..", bin, args...)
@@ -154,7 +155,7 @@ func TestAuditorWritesReports(t *testing.T) {
 	// The fix: the contradiction's results go (the Argo CD namespace's
 	// report with them); the Stages still share a branch (a warning), so
 	// the project's report keeps that one; the cluster-scoped one stays.
-	applyObjs(t, env, example(t, "fix-update-target-revision", "audit", "audit-argocd")...)
+	applyObjs(t, env, example(t, "fix-update-target-revision", "shop", "argocd")...)
 	stdout, stderr, code = runCmd(t, "..", bin, args...)
 	if code != 0 {
 		t.Fatalf("after the fix: exit %d\n%s\n%s", code, stdout, stderr)
@@ -162,15 +163,15 @@ func TestAuditorWritesReports(t *testing.T) {
 	if !strings.Contains(stderr, "PolicyReports: 2 written, 0 unchanged, 1 deleted") {
 		t.Errorf("after the fix:\n%s", stderr)
 	}
-	if _, err := dyn.Resource(policyReports).Namespace("audit-argocd").Get(kctx(t), "flipflop", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("audit-argocd's stale report: %v", err)
+	if _, err := dyn.Resource(policyReports).Namespace("argocd").Get(kctx(t), "flipflop", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("argocd's stale report: %v", err)
 	}
-	pr, err = dyn.Resource(policyReports).Namespace("audit").Get(kctx(t), "flipflop", metav1.GetOptions{})
+	pr, err = dyn.Resource(policyReports).Namespace("shop").Get(kctx(t), "flipflop", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(resultsOf(pr), " "); got != "shared-write-branch=warn" {
-		t.Errorf("audit's report after the fix: %s", got)
+		t.Errorf("shop's report after the fix: %s", got)
 	}
 	cpr, err := dyn.Resource(clusterPolicyReports).Get(kctx(t), "flipflop", metav1.GetOptions{})
 	if err != nil {
@@ -182,7 +183,7 @@ func TestAuditorWritesReports(t *testing.T) {
 
 	// Only the reader role: the check runs, the writing fails: exit 2.
 	kc = bindUser(t, env, "reader", "flipflop-reader")
-	stdout, stderr, code = runCmd(t, "..", bin, "check", "--cluster", "--kubeconfig", kc, "--argocd-namespace", "audit-argocd", "--write-reports")
+	stdout, stderr, code = runCmd(t, "..", bin, "check", "--cluster", "--kubeconfig", kc, "--write-reports")
 	if code != 2 || !strings.Contains(stderr, "flipflop: --write-reports: writing the reports failed: cannot list flipflop's policyreports.wgpolicyk8s.io") ||
 		!strings.Contains(stderr, "ClusterRole flipflop-report-writer") {
 		t.Errorf("without the writer role: exit %d\n%s\n%s", code, stdout, stderr)
@@ -191,7 +192,7 @@ func TestAuditorWritesReports(t *testing.T) {
 
 // getTable is what kubectl get prints for a resource: the API server's
 // table of it (the CRD's printer columns).
-func getTable(t *testing.T, cfg *rest.Config, path string) string {
+func getTable(t *testing.T, cfg *rest.Config, path string, allNamespaces bool) string {
 	t.Helper()
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -206,7 +207,7 @@ func getTable(t *testing.T, cfg *rest.Config, path string) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	return formatTable(t, resp.Body)
+	return formatTable(t, resp.Body, allNamespaces)
 }
 
 func newTableRequest(ctx context.Context, url string) (*http.Request, error) {
@@ -218,10 +219,10 @@ func newTableRequest(ctx context.Context, url string) (*http.Request, error) {
 	return req, nil
 }
 
-// formatTable prints a table of every namespace as kubectl get -A does: a
+// formatTable prints a table as kubectl get does: with -A (allNamespaces) a
 // NAMESPACE column, then the columns of priority 0, upper-cased, dates as
 // ages.
-func formatTable(t *testing.T, body io.Reader) string {
+func formatTable(t *testing.T, body io.Reader, allNamespaces bool) string {
 	t.Helper()
 	var tab metav1.Table
 	raw, err := io.ReadAll(body)
@@ -231,7 +232,10 @@ func formatTable(t *testing.T, body io.Reader) string {
 	if err := json.Unmarshal(raw, &tab); err != nil {
 		t.Fatalf("%v\n%.500s", err, raw)
 	}
-	header := []string{"NAMESPACE"}
+	var header []string
+	if allNamespaces {
+		header = append(header, "NAMESPACE")
+	}
 	var cols []int
 	for i, c := range tab.ColumnDefinitions {
 		if c.Priority == 0 {
@@ -245,7 +249,10 @@ func formatTable(t *testing.T, body io.Reader) string {
 			Metadata metav1.ObjectMeta `json:"metadata"`
 		}
 		_ = json.Unmarshal(r.Object.Raw, &md)
-		row := []string{md.Metadata.Namespace}
+		var row []string
+		if allNamespaces {
+			row = append(row, md.Metadata.Namespace)
+		}
 		for _, i := range cols {
 			cell := fmt.Sprint(r.Cells[i])
 			if r.Cells[i] == nil {
