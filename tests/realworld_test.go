@@ -227,7 +227,7 @@ func realWorldRows() []row {
 			}},
 		{name: "akuity templated-teams", paths: []string{"akuity__sedemo-platform/templated-teams", "akuity__sedemo-platform/kargo-shared"},
 			// The values the project-templates ApplicationSet gives the chart.
-			helm: render.HelmOptions{Set: []string{"team.role=sre", "repoUrl=https://github.com/akuity/sedemo-monorepo"}},
+			helm: render.HelmOptions{Set: []string{"team.role=sre", "repoUrl=https://github.com/akuity/sedemo-monorepo", "chartUrl=https://github.com/akuity/sedemo-platform"}},
 			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
 				if n := countKind(objs, "Stage"); n == 0 {
 					t.Error("the chart's Stages were not rendered")

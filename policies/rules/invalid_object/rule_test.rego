@@ -124,3 +124,18 @@ test_nested_generators if {
 	# kind to the CRD (Argo CD reads it when it generates)
 	not got["spec.generators[0].matrix.generators[1].merge.mergeKeys[0]"]
 }
+
+# A Stage written for Kargo v0.8 or earlier asks for its Freight through
+# subscriptions: read as legacy (no Kargo version named, or one before v1.0),
+# it lacks no requestedFreight; once the run names a later Kargo, it does.
+test_legacy_stage_lacks_no_requested_freight if {
+	stage := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
+		"metadata": {"name": "dev", "namespace": "acme"},
+		"spec": {"subscriptions": {"warehouse": "w"}, "promotionMechanisms": {"gitRepoUpdates": []}},
+	}
+	fields([stage]) == {}
+	got := [x.details.field | some x in rule.report] with input as f.estate([stage])
+		with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.0"}
+	got == ["spec.requestedFreight"]
+}

@@ -13,6 +13,7 @@
 #   tested here, on the strings each host reports (see internal/schemagen).
 package lib.flipflop.validation
 
+import data.lib.flipflop.legacy
 import data.lib.flipflop.objects
 import data.lib.flipflop.schemas
 
@@ -25,7 +26,20 @@ object_problems := [object.union(p, {"ref": group[i].ref, "version": k.version})
 	group := objects.by_kind[kind]
 	count(group) > 0
 	some [i, p] in problems([o.obj | some o in group], k)
+	not legacy_shape(kind, group[i].obj, p)
 ]
+
+# legacy_shape: a Stage written for Kargo v0.8 or earlier, which the model
+# reads too unless the run names a later Kargo (legacy.read), asks for its
+# Freight through spec.subscriptions: requestedFreight, which the newest CRD
+# requires, came later. (Its legacy fields are Kargo v0.8's, not validated.)
+legacy_shape("Stage", obj, p) if {
+	p.problem == "missing"
+	p.path == ["spec", "requestedFreight"]
+	legacy.read
+	some field in ["subscriptions", "promotionMechanisms"]
+	obj.spec[field]
+}
 
 # problems validates docs against a generated schema s ({"schema", "patterns"}:
 # the bulk form, which holds {"o": docs}) and returns [index in docs,
