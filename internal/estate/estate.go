@@ -315,6 +315,9 @@ metadata:
   name: %s
   namespace: %s
 spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
   promotionTemplate:
     spec:
       steps:
