@@ -236,7 +236,7 @@ func rulesReadme(rules []evaluator.Rule) string {
 	b.WriteString("Each rule lives in `policies/rules/<rule>/` with its METADATA (title, description, why, " +
 		"remediation, references), its Rego tests and sample estates. Every page here is generated from them; " +
 		"`flipflop explain RULE` prints the same page in a terminal, and SARIF output links to it. " +
-		"\"Gatekeeper: yes\" means a ConstraintTemplate for admission is generated in `bundles/gatekeeper/`.\n\n")
+		"\"Gatekeeper: yes\" means the rule runs at admission: the `flipflop` ConstraintTemplate in `bundles/gatekeeper/` reports it.\n\n")
 	b.WriteString(Index(rules, ""))
 	return b.String()
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/estate"
 )
 
-// TestReviewProfile prints where one FlipflopAdmission review of a Stage
+// TestReviewProfile prints where one Flipflop review of a Stage
 // spends its time, line by line (OPA's profiler), over an inventory of the
 // benchmark estate held as Go values, as Gatekeeper holds it, when
 // FLIPFLOP_PROFILE is set. FLIPFLOP_PROFILE_OBJECTS sets the estate's size
@@ -57,7 +57,7 @@ func TestReviewProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	admission := slices.DeleteFunc(rules, func(r evaluator.Rule) bool { return !r.Admission })
-	raw, err := AdmissionTemplate(admission)
+	raw, err := Template(admission)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,21 +5,23 @@
 #   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
 #   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
 #   copy excluded), runs every admission rule, and keeps the findings of the
-#   template's rule that involve the reviewed object (for a PromotionTask or
-#   ClusterPromotionTask: the Stages that use it).
+#   rules the constraint selects (its rules and skipRules parameters) that
+#   involve the reviewed object (for a PromotionTask or ClusterPromotionTask:
+#   the Stages that use it).
 #   At admission, a finding is a violation only when the change makes the estate
 #   worse: every admission rule runs on the estate as it was (the old object on
 #   an UPDATE, the estate without the object on a CREATE) and as it would be, and
 #   a finding that was there before, that replaces one the change removed or
 #   shrank, or that is a move in progress is let through (see tolerated), so an
 #   existing problem never freezes its objects (status writes, each step of a
-#   fix, in any rule's template).
+#   fix, whichever rules a constraint reports).
 #   A DELETE is never a violation, nor an UPDATE that leaves what the model reads
 #   of the object as it was (a status write): neither runs the rule. Audit (no
 #   operation) reports every finding involving the object; for a task, those it
 #   contributes to.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace, kargoVersion,
-#   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
+#   annotationWaivers: false to ignore flipflop.dev/ignore annotations), the
+#   rules it reports from rules and skipRules.
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
@@ -562,7 +564,7 @@ settings := object.union(
 	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
 )
 
-# candidates are a rule's findings (evaluated by the template's entry module with
+# candidates are findings (evaluated by the template's entry module with
 # input as docs and the settings) that involve the reviewed object, unwaived.
 # A DELETE has none: Gatekeeper reviews it with the old object as the object,
 # but once deleted the object takes part in no finding, and removing an object
@@ -590,26 +592,35 @@ concerns(f) if {
 # that do not make the estate worse. after and baseline are what every
 # admission rule found on the estate after and before the change
 # ({"findings", "pins"}, see estate_facts): a change is judged over all of
-# them together, whichever rule's template asks, so that a step out of a
-# problem is never denied because it turns one rule's finding into another's.
-# Gatekeeper prefixes the message with the constraint's name (the rule id), so
-# the message is the finding's alone.
+# them together, whichever rules the constraint reports, so that a step out
+# of a problem is never denied because it turns one rule's finding into
+# another's. The message is the finding's alone (labelled adds the rule id).
 violations(candidates, after, baseline) := {{"msg": f.message, "details": details(f)} |
 	some f in candidates
 	not tolerated(f, after, baseline)
 }
 
-# selected says that the constraint reports rule id: the rules parameter of
-# the all-rules template (FlipflopAdmission) lists the rules a constraint
-# reports (absent or empty: every admission rule), so that one constraint can
-# deny some rules and another warn on the rest.
-selected(_) if count(object.get(input.parameters, "rules", [])) == 0
+# selected says that the constraint reports rule id: the rules its rules
+# parameter lists (absent or empty: every admission rule), less those its
+# skipRules parameter lists, so that one constraint can deny some rules and
+# another warn on the rest (rules: [x] in one, skipRules: [x] in the other).
+selected(id) if {
+	listed(id)
+	not id in parameter("skipRules", [])
+}
 
-selected(id) if id in object.get(input.parameters, "rules", [])
+listed(_) if count(parameter("rules", [])) == 0
 
-# labelled is violations for the all-rules template: its constraints are not
-# named after a rule, so each message starts with its rule id, in brackets
-# (after the constraint's name, which Gatekeeper puts in front).
+listed(id) if id in parameter("rules", [])
+
+# parameter is the constraint's parameter name, else fallback.
+parameter(name, fallback) := v if {
+	v := input.parameters[name]
+} else := fallback
+
+# labelled is violations as the template reports them: its constraints are
+# not named after a rule, so each message starts with its rule id, in
+# brackets (after the constraint's name, which Gatekeeper puts in front).
 labelled(violations) := {object.union(v, {"msg": sprintf("[%s] %s", [v.details.rule, v.msg])}) | some v in violations}
 
 # A finding is not new when (docs/hosts.md, "What deny denies"):
