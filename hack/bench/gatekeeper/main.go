@@ -66,8 +66,8 @@ type Result struct {
 
 func main() {
 	dir := flag.String("dir", "", "estate directory (YAML files, read in sorted order)")
-	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate files, comma-separated")
-	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint files, comma-separated (reviewed together)")
+	templ := flag.String("template", "bundles/gatekeeper/template.yaml", "ConstraintTemplate files, comma-separated")
+	constraint := flag.String("constraint", "bundles/gatekeeper/constraint.yaml", "constraint files, comma-separated (reviewed together)")
 	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file (none: no floor)")
 	apps := flag.String("apps", "2000,10000", "inventory sizes, in Applications")
 	runs := flag.Int("runs", 5, "timed reviews per inventory size (after one warm-up review)")

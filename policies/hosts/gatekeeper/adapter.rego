@@ -63,6 +63,8 @@ before := o if {
 
 task_kinds := {"PromotionTask", "ClusterPromotionTask"}
 
+default reviewed_task := false
+
 reviewed_task if review.kind in task_kinds
 
 # subjects are the objects whose findings are reviewed: the object (and what it
@@ -250,16 +252,8 @@ mentions_repo(text) if {
 # related_task_keys are the inventory tasks that mention a repository, by the
 # key a Stage's task step reaches them by ("namespace/name", "/name" for a
 # ClusterPromotionTask).
-related_task_keys := {sprintf("%s/%s", [ns, name]) |
-	some ns, name
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
-	at := [ns, "kargo.akuity.io/v1alpha1", "PromotionTask", name]
-	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
-} | {sprintf("/%s", [name]) |
-	some name
-	obj := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
-	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
+related_task_keys := {sprintf("%s/%s", [at[0], at[3]]) | some at in touching_tasks} | {sprintf("/%s", [at[3]]) |
+	some at in touching_cluster_tasks
 }
 
 # related lists the inventory objects that can take part in a finding about
@@ -268,45 +262,210 @@ related_task_keys := {sprintf("%s/%s", [ns, name]) |
 # mention one of its repositories and can touch one of its pointers
 # (neighbourhood.rego), the Applications it names and the ApplicationSets that
 # may generate one it names, the Stages that name it (or an Application it
-# generates) or run a related task. Each object is tested once, where it is
-# read, and only a relevant one is compared with the reviewed object's key: an
-# Application by its repository URLs, revisions and name, anything else by the
-# JSON text of its spec (never its status: a live Stage's freight history
-# names repositories it may no longer promote). TestReviewReadsItsNeighbourhoodOnly
-# (internal/export) holds that the admission rules find the same about the
-# reviewed object in these objects as in the whole inventory.
+# generates) or run a related task. Only a related object is compared with
+# the reviewed object's key: an Application by its repository URLs,
+# revisions and name, anything else by the JSON text of its spec (never its
+# status: a live Stage's freight history names repositories it may no longer
+# promote). TestReviewReadsItsNeighbourhoodOnly (internal/export) holds that
+# the admission rules find the same about the reviewed object in these
+# objects as in the whole inventory.
 related := array.concat(
 	array.concat(
 		related_apps,
-		[{"path": "inventory", "contents": o} |
-			some [gv, kind] in namespaced
+		[{"path": "inventory", "contents": view(at)} |
+			some [_, kind] in namespaced
 			kind != "Application"
-			some ns, name
-			obj := data.inventory.namespace[ns][gv][kind][name]
-			at := [ns, gv, kind, name]
-			relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
-			not same(review_ref, kind, ns, name)
-			o := view(at)
+			some at in related_keys[kind]
+			not same(review_ref, kind, at[0], at[3])
 		],
 	),
-	[{"path": "inventory", "contents": o} |
-		some [gv, kind] in cluster_scoped
-		some name
-		obj := data.inventory.cluster[gv][kind][name]
-		at := ["", gv, kind, name]
-		relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
-		not same(review_ref, kind, "", name)
-		o := view(at)
+	[{"path": "inventory", "contents": view(at)} |
+		some [_, kind] in cluster_scoped
+		some at in related_keys[kind]
+		not same(review_ref, kind, "", at[3])
 	],
 )
 
-related_apps := [{"path": "inventory", "contents": o} |
+# related_keys are the places (at) of the related inventory objects other
+# than Applications, by kind: a Stage or a task whose spec's text mentions a
+# reviewed repository and may touch one of the reviewed pointers (touching),
+# an ApplicationSet or a Warehouse by its repositories alone, and the Stages
+# and ApplicationSets related to the review otherwise. The scan reads every
+# synced object, so each set is built by a comprehension that tests the
+# review's conditions first (once) and an object with builtins only: a
+# function call per object costs a memo entry keyed by its arguments, and
+# tens of allocations, for every Stage of every review.
+related_keys := {
+	"Stage": ((((touching.Stage | checking_out_default.Stage) | stages_running_related_tasks) | stages_running_reviewed_task) | stages_naming_generated),
+	"PromotionTask": touching_tasks,
+	"ClusterPromotionTask": touching_cluster_tasks,
+	# ApplicationSets that may generate an Application the reviewed objects
+	# name, too.
+	"ApplicationSet": (mentioning("argoproj.io/v1alpha1", "ApplicationSet") | {at |
+		some [ns, name] in named_appset_keys
+		at := [ns, "argoproj.io/v1alpha1", "ApplicationSet", name]
+	}),
+	"Warehouse": mentioning("kargo.akuity.io/v1alpha1", "Warehouse"),
+}
+
+# touching are the places of the inventory Stages and PromotionTasks, by
+# kind, whose spec's text (JSON, lower case) holds one of the keys of that
+# kind's patterns and matches one of its patterns. (Every object is read
+# once, its text built once; a rule, not a function of the kind, so that
+# nothing is passed per object.)
+touching := {kind: {at |
 	some ns, name
-	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	related_app([ns, "argoproj.io/v1alpha1", "Application", name])
+	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name]
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	some n, ps in patterns
+	contains(text, n)
+	some p in ps
+	regex.match(p, text)
+	at := [ns, "kargo.akuity.io/v1alpha1", kind, name]
+} |
+	some [kind, patterns] in [["Stage", stage_patterns], ["PromotionTask", task_patterns]]
+}
+
+# checking_out_default are the same, by kind, that mention a reviewed
+# repository and check out the default branch, when it is among the
+# pointers (checks_out_main): empty otherwise.
+checking_out_default := {kind: {at |
+	checks_out_main
+	some ns, name
+	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name]
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	some n in needles
+	contains(text, n)
+	at := [ns, "kargo.akuity.io/v1alpha1", kind, name]
+	checks_out_default(at)
+} |
+	some kind in ["Stage", "PromotionTask"]
+}
+
+# touching_tasks are the places of the related inventory PromotionTasks.
+touching_tasks := touching.PromotionTask | checking_out_default.PromotionTask
+
+# task_patterns map each needle (a reviewed repository, as text spells it)
+# to what a Stage's or task's text that holds it must match to touch one of
+# the pointers: anything (the empty pattern) when they are not narrowed.
+task_patterns := {n: touch_patterns | some n in needles} if {
+	narrowed
+} else := {n: [""] | some n in needles}
+
+# stage_patterns are task_patterns and, reviewing an Application, the name
+# of the Application quoted, in any Stage (the empty needle: on any
+# repository).
+stage_patterns := object.union(task_patterns, {"": [regex_literal(sprintf("%q", [lower(review.metadata.name)]))]}) if {
+	review.kind == "Application"
+} else := task_patterns
+
+# touching_cluster_tasks are the same for the inventory ClusterPromotionTasks.
+touching_cluster_tasks := {at |
+	some name, obj in data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	some n in needles
+	contains(text, n)
+	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
+	touches_task(at, text)
+}
+
+touches_task(_, _) if not narrowed
+
+touches_task(_, text) if {
+	some p in touch_patterns
+	regex.match(p, text)
+}
+
+touches_task(at, _) if {
+	checks_out_main
+	checks_out_default(at)
+}
+
+# stages_running_related_tasks: the Stages that run a related task (only a
+# spec whose text has a task step is read step by step).
+stages_running_related_tasks := {at |
+	count(related_task_keys) > 0
+	some ns, name
+
+	# regal ignore:prefer-some-in-iteration
+	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	contains(lower(json.marshal(object.get(obj, "spec", null))), "\"task\":")
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
+	is_object(step.task)
+	step_task_key(step.task, ns) in related_task_keys
+}
+
+# stages_running_reviewed_task: reviewing a task, the Stages that use it.
+stages_running_reviewed_task := {at |
+	reviewed_task
+	some ns, name
+	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+	uses_task(at, review)
+}
+
+# stages_naming_generated: reviewing an ApplicationSet, the Stages that name
+# an Application it generates (old or new), as the model renders it from the
+# reviewed object alone, on any repository (a Stage's text is first looked
+# at for the quoted start all those names share).
+stages_naming_generated := {at |
+	review.kind == "ApplicationSet"
+	some ns, name
+
+	# regal ignore:prefer-some-in-iteration
+	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	contains(text, generated_start)
+	names_generated(text)
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+}
+
+# mentioning are the places of the inventory objects of a kind whose spec
+# mentions a reviewed repository.
+mentioning(gv, kind) := {at |
+	some ns, name
+	obj := data.inventory.namespace[ns][gv][kind][name]
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	some n in needles
+	contains(text, n)
+	at := [ns, gv, kind, name]
+}
+
+related_apps := [{"path": "inventory", "contents": view([ns, "argoproj.io/v1alpha1", "Application", name])} |
+	some [ns, name] in related_app_keys
 	not same(review_ref, "Application", ns, name)
-	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 ]
+
+# related_app_keys are the namespaces and names of the related inventory
+# Applications: those the reviewed objects name, and those that name a
+# reviewed repository and track a revision that may name one of the
+# reviewed pointers (on any of their sources). An Application's spec.source
+# (most of an estate have that one source) is tested on its two fields,
+# through a function of their values that the Applications on one
+# repository and revision share; an Application with spec.sources or
+# spec.sourceHydrator through all its sources as well. (One with both
+# spec.source and spec.sources, which Argo CD reads as the latter, may be
+# read for the first: an object more is never a finding less.)
+related_app_keys := (named_app_keys | {[ns, name] |
+	some ns, name
+	src := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source
+	is_object(src)
+	source_related(object.get(src, "repoURL", null), object.get(src, "targetRevision", ""))
+}) | {[ns, name] |
+	some field in ["sources", "sourceHydrator"]
+	some ns, name
+	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec[field]
+	app_mentions_repo([ns, "argoproj.io/v1alpha1", "Application", name])
+	on_core_pointer([ns, "argoproj.io/v1alpha1", "Application", name])
+}
+
+# source_related says an Application source on repository URL u at
+# revision rev is related.
+source_related(u, rev) if {
+	url_mentions_repo(u)
+	revision_on_core(rev)
+} else := false
 
 # The scan runs over every synced object in every review, so each test below
 # costs an evaluation per object: the Applications' repository URLs are read
@@ -344,20 +503,11 @@ url_mentions_repo(u) if {
 	mentions_repo(lower(u))
 }
 
-# (the cheap test first: most Applications of an estate are on other
-# repositories)
-related_app(at) if {
-	app_mentions_repo(at)
-	on_core_pointer(at)
-}
-
-# Applications the reviewed Stage (or its tasks, or the Stages running the
-# reviewed task) names: argocd-update reaches Applications by name.
-related_app([ns, _, _, name]) if [ns, name] in named_app_keys
-
 # named_app_keys are the namespaces and names of the inventory Applications
 # the reviewed objects name (one of their strings is the name, in any case),
-# found in one pass over the Applications' keys.
+# found in one pass over the Applications' keys: the reviewed Stage (or its
+# tasks, or the Stages running the reviewed task) names them, and
+# argocd-update reaches Applications by name.
 named_app_keys := {[ns, name] |
 	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
 	some ns, name
@@ -437,60 +587,6 @@ reviewer_name_prefixes := {substring(s, 0, k) | some s in reviewer_names; some k
 
 reviewer_name_suffixes := {substring(s, k, -1) | some s in reviewer_names; some k in numbers.range(0, count(s))}
 
-relevant(at, text) if touches(at, text)
-
-# ApplicationSets that may generate an Application the reviewed objects name.
-relevant([ns, _, "ApplicationSet", name], _) if [ns, name] in named_appset_keys
-
-relevant(at, text) if {
-	stage_tests
-	at[2] == "Stage"
-	stage_relevant(at, text)
-}
-
-# Stages that name an Application the reviewed ApplicationSet generates (old
-# or new), as the model renders it from the reviewed object alone, on any
-# repository. (A clause of its own, not through stage_tests, which would test
-# every Stage for the other relations too; a Stage's text is first looked at
-# for the quoted start all those names share, one test for the Stages that
-# name none.)
-relevant([_, _, "Stage", _], text) if {
-	review.kind == "ApplicationSet"
-	contains(text, generated_start)
-	names_generated(text)
-}
-
-# stage_tests: a Stage can be related to this review by more than its
-# repositories (by naming the reviewed Application, or by running a related
-# or the reviewed task).
-stage_tests if review.kind == "Application"
-
-stage_tests if count(related_task_keys) > 0
-
-stage_tests if reviewed_task
-
-# Stages that name the reviewed Application.
-stage_relevant(_, text) if {
-	review.kind == "Application"
-	contains(text, sprintf("%q", [lower(review.metadata.name)]))
-}
-
-# Stages that run a related task (only a spec whose text has a task step
-# is read step by step).
-stage_relevant(at, text) if {
-	count(related_task_keys) > 0
-	contains(text, "\"task\":")
-	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
-	is_object(step.task)
-	step_task_key(step.task, at[0]) in related_task_keys
-}
-
-# The Stages that use the reviewed task.
-stage_relevant(at, _) if {
-	reviewed_task
-	uses_task(at, review)
-}
-
 # names_generated says a spec's text names an Application of
 # review_generated: a few names are looked for in the text, many among its
 # quoted strings, and a name the model cannot tell (a pattern: a parameter is
@@ -539,13 +635,6 @@ default generated_many := set()
 
 generated_many := review_generated.names if {
 	count(review_generated.names) > 8
-}
-
-# touches says an object other than an Application mentions a reviewed
-# repository and may touch one of the reviewed pointers.
-touches(at, text) if {
-	mentions_repo(text)
-	may_touch_core(at, text)
 }
 
 same(ref, kind, ns, name) if {

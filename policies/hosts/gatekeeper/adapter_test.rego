@@ -529,11 +529,11 @@ test_deny_and_warn_pair_splits_the_violations if {
 	ops_stage := f.stage("ops", "ops", [f.no_pin("dev")])
 	inv := json.patch(inventory, [{"op": "add", "path": ["namespace", "acme", "kargo.akuity.io/v1alpha1", "Stage", "ops"], "value": ops_stage}])
 	app := {"review": {"object": dev_app}}
-	all := all_rules_violations with input as object.union(app, {"parameters": {}}) with data.inventory as inv
+	every_rule := all_rules_violations with input as object.union(app, {"parameters": {}}) with data.inventory as inv
 	deny := all_rules_violations with input as object.union(app, {"parameters": {"rules": ["shared-branch-contradiction"]}}) with data.inventory as inv
-	warn := all_rules_violations with input as object.union(app, {"parameters": {"skipRules": ["shared-branch-contradiction"]}}) with data.inventory as inv
 	{v.details.rule | some v in deny} == {"shared-branch-contradiction"}
+	warn := all_rules_violations with input as object.union(app, {"parameters": {"skipRules": ["shared-branch-contradiction"]}}) with data.inventory as inv
 	{v.details.rule | some v in warn} == {"missing-authorized-stage"}
 	count(deny & warn) == 0
-	deny | warn == all
+	deny | warn == every_rule
 }
