@@ -111,7 +111,7 @@ go-test: go-test-plain go-test-race ## Go unit and end-to-end tests (real binary
 # 120 s and export 55 s without -race; evaluator 90 s, render 80 s, cluster
 # 60 s and cli 25 s with it, on 2 cores: .ci/run's make test, 2026-12-04).
 GO_TEST_FIRST := tests evaluator internal/export
-GO_RACE_FIRST := internal/render evaluator internal/cli internal/cluster
+GO_RACE_FIRST := evaluator/render evaluator internal/cli internal/cluster
 # the packages of go list ./..., those of $(1) first (paths relative to the module)
 go-packages = $(addprefix ./,$(1)) $$(go list -f '{{.Dir}}' ./... | sed 's|^$(CURDIR)/||' | grep -vxF $(foreach p,$(1),-e $(p)) | sed 's|^|./|')
 

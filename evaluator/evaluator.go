@@ -6,6 +6,12 @@
 //	objs, loadErrs := (&loader.Loader{}).Load([]string{"./gitops"})
 //	report, err := ev.Evaluate(ctx, objs)
 //
+// Helm charts and kustomizations are rendered, as the flipflop command renders
+// them, when the Loader has the Renderer of package evaluator/render (in a
+// confined worker process; its Example shows a whole run):
+//
+//	l := &loader.Loader{Renderer: render.New("./gitops")}
+//
 // Objects already in memory (decoded JSON, an unstructured.Unstructured's
 // Object) become Objects with NewObject; no caller needs OPA's ast package.
 //
@@ -21,6 +27,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +39,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/flipflop-dev/flipflop/internal/safetext"
+	"github.com/flipflop-dev/flipflop/internal/suggest"
 	"github.com/flipflop-dev/flipflop/policies"
 )
 
@@ -67,6 +75,14 @@ type Settings struct {
 	// IgnoreAnnotationWaivers ignores every flipflop.dev/ignore annotation
 	// (the policies' annotation_waivers: false), so that only Waivers waive.
 	IgnoreAnnotationWaivers bool `json:"-"`
+	// Rules limits the run to these rule ids (empty: every rule); the other
+	// rules are not evaluated. SkipRules leaves these out (over Rules).
+	Rules     []string `json:"rules,omitempty"`
+	SkipRules []string `json:"skip_rules,omitempty"`
+	// Severity reports the findings of a rule (by id) at another severity
+	// (error, warning or info); such a finding keeps its rule's own in
+	// Finding.RuleSeverity.
+	Severity map[string]string `json:"severity,omitempty"`
 }
 
 // Rule describes one rule, read from its METADATA.
@@ -189,6 +205,22 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if s.IgnoreAnnotationWaivers {
 		settings["annotation_waivers"] = false
 	}
+	if err := checkSelection(s, c.rules); err != nil {
+		return nil, err
+	}
+	if len(s.Rules) > 0 {
+		settings["rules"] = anySlice(s.Rules)
+	}
+	if len(s.SkipRules) > 0 {
+		settings["skip_rules"] = anySlice(s.SkipRules)
+	}
+	if len(s.Severity) > 0 {
+		m := make(map[string]any, len(s.Severity))
+		for id, level := range s.Severity {
+			m[id] = level
+		}
+		settings["severity"] = m
+	}
 	if len(s.Waivers) > 0 {
 		ws := make([]any, 0, len(s.Waivers))
 		for _, w := range s.Waivers {
@@ -213,6 +245,46 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 		e.kargo.Named = s.KargoVersion
 	}
 	return e, nil
+}
+
+// checkSelection refuses a rule id the bundle does not define in Rules,
+// SkipRules or Severity, and a severity that is none of error, warning and
+// info: a typo must not silently select nothing.
+func checkSelection(s Settings, rules []Rule) error {
+	ids := RuleIDs(rules, func(Rule) bool { return true })
+	check := func(setting, id string) error {
+		if slices.Contains(ids, id) {
+			return nil
+		}
+		return &SettingError{Setting: setting, Value: id, Want: "a rule id (flipflop rules lists them)" + suggest.DidYouMean(id, ids)}
+	}
+	for _, id := range s.Rules {
+		if err := check("rule", id); err != nil {
+			return err
+		}
+	}
+	for _, id := range s.SkipRules {
+		if err := check("rule to skip", id); err != nil {
+			return err
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.Severity)) {
+		if err := check("rule of a severity", id); err != nil {
+			return err
+		}
+		if level := s.Severity[id]; SeverityRank(level) == 0 {
+			return &SettingError{Setting: "severity for " + id, Value: level, Want: "error, warning or info"}
+		}
+	}
+	return nil
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // maxKargoVersion bounds a Kargo version setting: a release with a

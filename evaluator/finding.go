@@ -46,12 +46,15 @@ type Resource struct {
 
 // Finding is one rule's verdict on a set of objects.
 type Finding struct {
-	Rule        string     `json:"rule"`
-	Severity    string     `json:"severity"`
-	Title       string     `json:"title"`
-	Message     string     `json:"message"`
-	Remediation string     `json:"remediation"`
-	Resources   []Resource `json:"resources"`
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	// RuleSeverity is the rule's own severity when the settings report its
+	// findings at another (Settings.Severity); empty otherwise.
+	RuleSeverity string     `json:"ruleSeverity,omitempty"`
+	Title        string     `json:"title"`
+	Message      string     `json:"message"`
+	Remediation  string     `json:"remediation"`
+	Resources    []Resource `json:"resources"`
 	// Key names what the finding is about (e.g. the shared pointer), stable
 	// across runs; with Rule it identifies the finding.
 	Key string `json:"key,omitempty"`

@@ -222,6 +222,11 @@ type Pin struct {
 	Mechanisms bool `json:"mechanisms"`
 	// AutoSync of the pinned Application: true, false or "unknown".
 	AutoSync any `json:"autoSync"`
+	// Latent marks the pin of a Stage whose promotions always fail today
+	// (an Application that does not authorize it, a source no entry
+	// matches, a step config Kargo rejects): Kargo checks it only once that
+	// is fixed, so it contradicts nothing now.
+	Latent bool `json:"latent"`
 }
 
 // Write is a Stage's promotion pushing to a repository and branch.

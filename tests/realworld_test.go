@@ -12,7 +12,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
-	"github.com/flipflop-dev/flipflop/internal/render"
+	"github.com/flipflop-dev/flipflop/evaluator/render"
 )
 
 // realWorld is the second corpus: eleven public repositories pairing Kargo
@@ -31,7 +31,9 @@ func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*e
 	for _, p := range paths {
 		full = append(full, filepath.Join(realWorld, p))
 	}
-	l := &loader.Loader{Renderer: &render.Renderer{Roots: render.RootsOf(full), Helm: helm}}
+	r := render.New(full...)
+	r.Helm = helm
+	l := &loader.Loader{Renderer: r}
 	loaded := l.LoadAll(full)
 	objs, errs, rendered := loaded.Objects, loaded.Errors, loaded.Rendered
 	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())

@@ -263,7 +263,7 @@ func TestRenderMemoryBombBounded(t *testing.T) {
 	if peak := ru.Maxrss << 10; peak > 1<<30 {
 		// With a data limit alone the worker was granted the allocation in
 		// about one run in twenty and touched it (1.4–2 GB here); the
-		// address-space limit refuses it when it is made (internal/render,
+		// address-space limit refuses it when it is made (evaluator/render,
 		// TestWorkerAllocationRefusedWhenMade). Say what the run reported.
 		t.Errorf("flipflop or its worker reached %d MiB, over the 1 GiB render limit; the run said:\n%s", peak>>20, out)
 	}

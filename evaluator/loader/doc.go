@@ -15,8 +15,17 @@
 //
 // Beyond plain YAML and JSON, the package holds what reading an estate takes:
 // paths left out by patterns (Exclude, DefaultIgnoreFile), Helm charts and
-// kustomizations rendered by a Renderer (flipflop's own runs in a confined
-// worker process, in internal/render), ApplicationSet git generators expanded
-// against local checkouts (ExpandGitGenerators), and the configuration file of
-// waivers and exclude patterns (Loader.ReadConfig).
+// kustomizations rendered by a Renderer, ApplicationSet git generators
+// expanded against local checkouts (ExpandGitGenerators), and the
+// configuration file of waivers and exclude patterns (Loader.ReadConfig).
+//
+// A Loader without a Renderer reads charts and kustomizations as plain YAML.
+// Package github.com/flipflop-dev/flipflop/evaluator/render holds flipflop's
+// own Renderer, which renders each directory in a confined worker process,
+// offline and reading only inside the paths it is given (its Example checks
+// a chart and a kustomization end to end):
+//
+//	paths := []string{"./gitops"}
+//	l := &loader.Loader{Renderer: render.New(paths...)}
+//	loaded := l.LoadAll(paths) // loaded.Rendered: what was rendered, and how
 package loader

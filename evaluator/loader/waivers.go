@@ -1,34 +1,18 @@
 package loader
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
-	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
-// WaiverFile is the configuration file flipflop reads waivers from
-// (--waivers FILE, or .flipflop.yaml in the working directory).
-type WaiverFile struct {
-	Waivers []evaluator.Waiver `yaml:"waivers"`
-	// Exclude lists patterns of paths not to read (see Exclude), relative to
-	// the file's directory.
-	Exclude []string `yaml:"exclude"`
-	// KargoVersion is the Kargo release the estate runs on (--kargo-version
-	// wins over it).
-	KargoVersion string `yaml:"kargoVersion"`
-}
-
-// Config is what a configuration file (WaiverFile) holds, ready to use.
+// Config is what a configuration file (--waivers FILE, or .flipflop.yaml in
+// the working directory) holds, ready to use: see ConfigKeys.
 type Config struct {
 	Waivers []evaluator.Waiver
 	// Exclude are the file's exclude patterns, relative to its directory,
@@ -37,9 +21,15 @@ type Config struct {
 	// KargoVersion is the file's kargoVersion ("" when it names none), and
 	// KargoVersionSource its file and line.
 	KargoVersion, KargoVersionSource string
-	// Errors are the input errors that leave the rest of the file usable: a
-	// waiver whose expiry is no date that exists (it is still listed, and
-	// waives nothing, since the policies find it invalid).
+	// Settings are the flag defaults the file gives (the keys of ConfigKeys
+	// with a Flag), in the file's order.
+	Settings []Setting
+	// Errors are the input errors that leave the rest of the file usable,
+	// each at its line and naming its key: an unknown key (with the nearest
+	// known one), a value of the wrong type (the key is not read), a waiver
+	// with such a problem (it is not read), or whose expiry is no date that
+	// exists (it is still listed, and waives nothing, since the policies find
+	// it invalid).
 	Errors []evaluator.LoadError
 }
 
@@ -89,12 +79,14 @@ func (l *Loader) ReadConfigIn(dir, path string) (*Config, error) {
 	return l.ReadConfig(path)
 }
 
-// ReadConfig reads a configuration file (waivers and exclude patterns) as
-// every input is read: a regular file (FIFOs and devices are never opened) of
-// at most MaxFileSize bytes, in UTF-8, UTF-16 or UTF-32. An empty or
-// comment-only file, or "waivers:" with nothing under it, is an empty
-// configuration. Unknown keys are an error, so a typo cannot silently waive
-// nothing.
+// ReadConfig reads a configuration file (waivers, exclude patterns, flag
+// defaults: ConfigKeys) as every input is read: a regular file (FIFOs and
+// devices are never opened) of at most MaxFileSize bytes, in UTF-8, UTF-16 or
+// UTF-32. An empty or comment-only file, or "waivers:" with nothing under it,
+// is an empty configuration. A file that is no YAML mapping is an error; a
+// problem with one key or one waiver is reported in Config.Errors (an
+// unknown key with the nearest known one, so a typo cannot silently waive
+// nothing) and the rest of the file is read.
 func (l *Loader) ReadConfig(path string) (*Config, error) {
 	b, lerr := readFileLimited(path, path, l.maxFileSize())
 	if lerr != nil {
@@ -119,112 +111,19 @@ func (l *Loader) ReadConfig(path string) (*Config, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &evaluator.LoadError{Path: path, Line: root.Line, Message: "a configuration file is a mapping: waivers: [{rule, resources, reason, expires}], exclude: [patterns], kargoVersion: v1.x"}
 	}
-	var wf WaiverFile
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&wf); err != nil {
-		return nil, configError(path, err, b)
+	r := &configReader{path: path, budget: configBudget + len(b)}
+	c := &Config{}
+	r.readConfigNode(root, c)
+	if r.budget <= 0 {
+		return nil, &evaluator.LoadError{Path: path, Line: 1, Message: fmt.Sprintf("the configuration file expands to more than %d values (YAML aliases): not read", configBudget+len(b))}
 	}
-	// Lines of each entry, for findings about the waivers themselves and
-	// for the sources of exclude patterns.
-	var excludeLines []int
-	var items []*yaml.Node
-	kargoLine := 0
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		switch {
-		case root.Content[i].Value == "kargoVersion":
-			kargoLine = root.Content[i+1].Line
-		case root.Content[i].Value == "waivers" && root.Content[i+1].Kind == yaml.SequenceNode:
-			items = root.Content[i+1].Content
-			for j, item := range items {
-				if j < len(wf.Waivers) {
-					wf.Waivers[j].Line = item.Line
-				}
-			}
-		case root.Content[i].Value == "exclude" && root.Content[i+1].Kind == yaml.SequenceNode:
-			for _, item := range root.Content[i+1].Content {
-				excludeLines = append(excludeLines, item.Line)
-			}
-		}
-	}
-	for i := range wf.Waivers {
-		wf.Waivers[i].File = path
-	}
-	c := &Config{Waivers: wf.Waivers, KargoVersion: wf.KargoVersion}
-	for i, w := range wf.Waivers {
-		if problem := expiryProblem(w.Expires); problem != "" {
-			line := w.Line
-			if i < len(items) {
-				if l := keyLine(items[i], "expires"); l > 0 {
-					line = l
-				}
-			}
-			c.Errors = append(c.Errors, evaluator.LoadError{Path: path, Line: line, Message: fmt.Sprintf("waiver %d: expires: %s; the waiver waives nothing", i+1, problem)})
-		}
-	}
-	if wf.KargoVersion != "" {
-		c.KargoVersionSource = fmt.Sprintf("%s:%d", path, kargoLine)
-	}
-	for i, pattern := range wf.Exclude {
-		source := path + ":exclude"
-		if i < len(excludeLines) {
-			source = fmt.Sprintf("%s:%d", path, excludeLines[i])
-		}
-		c.Exclude = append(c.Exclude, Exclude{Pattern: pattern, Dir: filepath.Dir(path), Source: source})
-	}
+	c.Errors = r.errs
 	return c, nil
 }
 
-// configError turns an error of decoding a configuration file into a
-// LoadError in the file's words: the line of the value (yaml.v3 puts the
-// first of its type errors after a line of its own) and no Go type names.
-func configError(path string, err error, data []byte) *evaluator.LoadError {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line, msg := yamlErrorLine(msg, data)
-	return &evaluator.LoadError{Path: path, Line: line, Message: configWords(msg)}
-}
-
-var (
-	unknownField    = regexp.MustCompile(`^field (.*) not found in type (\S+)$`)
-	cannotUnmarshal = regexp.MustCompile(`^cannot unmarshal !!(\w+)(?: ` + "`" + `.*` + "`" + `)? into (\S+)$`)
-)
-
-// configTypes names, in the file's words, the Go types a configuration file
-// decodes into.
-var configTypes = map[string]string{
-	"loader.WaiverFile":  "the configuration file (keys: waivers, exclude, kargoVersion)",
-	"evaluator.Waiver":   "a waiver (keys: rule, resources, reason, expires)",
-	"[]evaluator.Waiver": "a list of waivers",
-	"[]string":           "a list of strings",
-	"string":             "a string",
-}
-
-var yamlTags = map[string]string{
-	"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean",
-	"seq": "a list", "map": "a mapping", "null": "null", "timestamp": "a date", "binary": "binary data",
-}
-
-// configWords rewrites yaml.v3's type errors without Go type names; a key it
-// quotes is cut to 64 characters.
-func configWords(msg string) string {
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
-		if where, ok := configTypes[m[2]]; ok {
-			return fmt.Sprintf("unknown key %q in %s", safetext.Cut(m[1], 64), where)
-		}
-	}
-	if m := cannotUnmarshal.FindStringSubmatch(msg); m != nil {
-		got, ok1 := yamlTags[m[1]]
-		want, ok2 := configTypes[m[2]]
-		if ok1 && ok2 {
-			return fmt.Sprintf("%s where %s belongs", got, strings.SplitN(want, " (", 2)[0])
-		}
-	}
-	return msg
-}
+// configBudget, plus one per byte, bounds the nodes a configuration file's
+// aliases may expand to.
+const configBudget = 100_000
 
 func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"

@@ -15,8 +15,9 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/evaluator/render"
 	"github.com/flipflop-dev/flipflop/internal/cluster"
-	"github.com/flipflop-dev/flipflop/internal/render"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // inputFlags select what a command reads: files, directories and stdin, a live
@@ -40,12 +41,16 @@ type inputFlags struct {
 	renderTimeout    time.Duration
 	progressMode     string
 	cluster          clusterFlags
+	selection        selectionFlags
+
+	fs         *pflag.FlagSet // the command's flags, set by registerFiles (the configuration file sets their defaults)
+	configured bool           // configure has run
+	config     *loader.Config // the configuration file read, set by configure (nil: none)
 
 	progress *progress // what the run says it does on standard error, set by prepare (nil: nothing)
 
-	configExclude []loader.Exclude      // exclude: of the configuration file, set by settings
-	configErrors  []evaluator.LoadError // what the configuration file holds that waives nothing, set by settings
-	kargoSource   string                // where the Kargo version came from, set by settings
+	configErrors []evaluator.LoadError // the problems of the configuration file, set by configure
+	kargoSource  string                // where the Kargo version came from, set by settings
 }
 
 // Read modes: how directories are read.
@@ -81,6 +86,8 @@ func (in *inputFlags) register(fs *pflag.FlagSet) {
 }
 
 func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage string) {
+	in.fs = fs
+	in.selection.register(fs)
 	fs.StringVar(&in.defaultBranch, "default-branch", "", "the branch HEAD stands for (default: main or master, whichever the estate uses)")
 	fs.StringArrayVar(&in.argocdNamespaces, "argocd-namespace", nil, argocdNamespaceUsage)
 	fs.StringVar(&in.kargoVersion, "kargo-version", "", "the Kargo release the estate runs on (v1.9, 1.10.3): step fields and annotations are read as it reads them (default: kargoVersion in "+DefaultWaiversFile+", else, reading a cluster, its Kargo controller's, else the newest release flipflop models)")
@@ -100,6 +107,16 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
 	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+loader.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
 	fs.StringVar(&in.progressMode, "progress", progressAuto, "say on standard error what a long run does (reading, rendering 3/12: kustomize apps/prod, evaluating 10,000 objects): "+joinOr(progressModes)+" (auto: when standard error is a terminal, CI is unset and TERM is not dumb)")
+	setFlagGroup(fs, groupInput, "repo-root", "waivers", "no-waivers", "follow-symlinks", "max-file-size", "allow-empty", "exclude", "no-ignore-file")
+	setFlagGroup(fs, groupRules, "rule", "skip-rule", "severity")
+	setFlagGroup(fs, groupEstate, "default-branch", "argocd-namespace", "kargo-version")
+	setFlagGroup(fs, groupRendering, "read", "values", "set", "set-string", "release-name", "release-namespace", "render-timeout")
+	setFlagGroup(fs, groupOutput, "progress")
+	setFlagChoices(fs, "read", readModes...)
+	setFlagChoices(fs, "progress", progressModes...)
+	setFlagFiles(fs, []string{"yaml", "yml"}, "values", "waivers")
+	setFlagFiles(fs, nil, "exclude")
+	setFlagDirs(fs, "repo-root")
 }
 
 // registerAll registers the input flags and the flags of --cluster.
@@ -137,35 +154,17 @@ func (in *inputFlags) settings() (evaluator.Settings, error) {
 	}
 	s.Namespace = in.cluster.manifestNamespace()
 	s.IgnoreAnnotationWaivers = in.noWaivers
-	file, found := in.waiversFile, false
-	if file == "" && !in.noWaivers {
-		if _, err := os.Lstat(DefaultWaiversFile); err == nil {
-			file, found = DefaultWaiversFile, true
-		}
+	if err := in.configure(); err != nil {
+		return s, err
 	}
-	if file != "" {
-		l := &loader.Loader{MaxFileSize: in.maxFileSize, FollowSymlinks: in.followSymlinks}
-		var c *loader.Config
-		var err error
-		if found {
-			// Found, not named: confined to the working directory as the
-			// files of a directory walk are to theirs.
-			c, err = l.ReadConfigIn(".", file)
-		} else {
-			c, err = l.ReadConfig(file)
-		}
-		if err != nil {
-			if found {
-				return s, usagef("%v", err)
-			}
-			return s, usagef("--waivers: %v", err)
-		}
+	if c := in.config; c != nil {
 		s.Waivers = c.Waivers
-		in.configExclude = c.Exclude
-		in.configErrors = c.Errors
 		if c.KargoVersion != "" {
 			s.KargoVersion, in.kargoSource = c.KargoVersion, c.KargoVersionSource
 		}
+	}
+	if err := in.selection.apply(&s); err != nil {
+		return s, err
 	}
 	if in.kargoVersion != "" {
 		s.KargoVersion, in.kargoSource = in.kargoVersion, "--kargo-version"
@@ -181,7 +180,9 @@ func (in *inputFlags) loader(stdin io.Reader) *loader.Loader {
 		// could hide a pull request's own files from the check.
 		l.IgnoreFile = ""
 	}
-	l.Exclude = append(l.Exclude, in.configExclude...)
+	if in.config != nil {
+		l.Exclude = append(l.Exclude, in.config.Exclude...)
+	}
 	for _, p := range in.exclude {
 		l.Exclude = append(l.Exclude, loader.Exclude{Pattern: p, Source: "--exclude"})
 	}
@@ -194,23 +195,20 @@ func (in *inputFlags) renderer(paths []string, roots []loader.RepoRoot) (*render
 	if in.read == readPlain {
 		return nil, nil
 	}
-	r := &render.Renderer{
-		Roots:       render.RootsOf(paths),
-		MaxFileSize: in.maxFileSize,
-		Timeout:     in.renderTimeout,
-		Helm:        in.helm,
-	}
+	dirs := slices.Clone(paths)
 	for _, root := range roots {
-		if rr, err := render.NewRoot(root.Dir); err == nil {
-			r.Roots = append(r.Roots, rr)
-		}
+		dirs = append(dirs, root.Dir)
 	}
+	r := render.New(dirs...)
+	r.MaxFileSize = in.maxFileSize
+	r.Timeout = in.renderTimeout
+	r.Helm = in.helm
 	for _, f := range in.valuesFiles {
 		data, err := readValuesFile(f, in.maxFileSize)
 		if err != nil {
 			return nil, usagef("--values: %v", err)
 		}
-		r.Helm.ValuesFiles = append(r.Helm.ValuesFiles, render.NamedData{Name: filepath.ToSlash(f), Data: data})
+		r.Helm.ValuesFiles = append(r.Helm.ValuesFiles, render.ValuesFile{Name: filepath.ToSlash(f), Data: data})
 	}
 	return r, nil
 }
@@ -292,6 +290,9 @@ func (l *loaded) complete(report *evaluator.Report) {
 // prepare validates the input flags, builds the evaluator and reads the inputs:
 // the common start of check, explain, graph and diagnose.
 func (in *inputFlags) prepare(ctx context.Context, paths []string, stdio IO) (*loaded, error) {
+	if err := in.configure(); err != nil {
+		return nil, err
+	}
 	if err := in.validate(paths); err != nil {
 		return nil, err
 	}
@@ -419,7 +420,7 @@ func (in *inputFlags) load(ctx context.Context, paths []string, stdio IO) (loade
 		r = l.LoadAll(paths)
 		for i := range r.Rendered {
 			for j, f := range r.Rendered[i].NotListed {
-				r.Rendered[i].NotListed[j] = render.Sanitize(f) // file names are input too
+				r.Rendered[i].NotListed[j] = safetext.Controls(f) // file names are input too
 			}
 		}
 	}

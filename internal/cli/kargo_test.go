@@ -98,8 +98,10 @@ func TestKargoVersionSetting(t *testing.T) {
 		if tc.flag != "" {
 			args = append(args, "--kargo-version", tc.flag)
 		}
-		_, stderr, code := run(t, "", append(args, sample)...)
-		if code != ExitIncomplete || !strings.Contains(stderr, tc.want) {
+		// A value of the wrong type is an input error of the report; one
+		// that is no version, a usage error.
+		stdout, stderr, code := run(t, "", append(args, sample)...)
+		if code != ExitIncomplete || !strings.Contains(stderr+stdout, tc.want) {
 			t.Errorf("%q %q: exit %d, want 2 and %q:\n%s", tc.file, tc.flag, code, tc.want, stderr)
 		}
 	}

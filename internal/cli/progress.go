@@ -13,7 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
-	"github.com/flipflop-dev/flipflop/internal/render"
+	"github.com/flipflop-dev/flipflop/evaluator/render"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,10 +62,17 @@ type waivedReport struct {
 		Message string
 		Waived  *struct{ Reason, By string }
 	}
+	Errors []struct {
+		Path    string `json:"file"`
+		Line    int
+		Message string
+	}
 }
 
 // check runs `flipflop check -o json` in dir on examples/contradiction and the
-// files given, and returns the findings of rule.
+// files given, and returns the findings of rule, the exit code, and standard
+// error followed by the input errors of the report (path: message, or
+// path:line: message).
 func waiverCheck(t *testing.T, dir string, args ...string) (map[string][]bool, int, string) {
 	t.Helper()
 	t.Chdir(dir)
@@ -77,6 +85,13 @@ func waiverCheck(t *testing.T, dir string, args ...string) (map[string][]bool, i
 	out := map[string][]bool{}
 	for _, f := range r.Findings {
 		out[f.Rule] = append(out[f.Rule], f.Waived != nil)
+	}
+	for _, e := range r.Errors {
+		if e.Line > 0 {
+			stderr += fmt.Sprintf("%s:%d: %s\n", e.Path, e.Line, e.Message)
+		} else {
+			stderr += fmt.Sprintf("%s: %s\n", e.Path, e.Message)
+		}
 	}
 	return out, code, stderr
 }
@@ -190,7 +205,8 @@ func TestSettingsFileLinkOutOfCheckout(t *testing.T) {
 	if code != ExitIncomplete || !strings.Contains(stderr, ".flipflop.yaml: a symbolic link leading outside the working directory: not read (use --follow-symlinks to read it)") {
 		t.Errorf("link out: exit %d, want 2 and the file named:\n%s", code, stderr)
 	}
-	if strings.Contains(stderr, "SECRET") || strings.Contains(stderr, "aws_secret") || len(got) > 0 {
+	// The findings of the other inputs are still reported, none waived.
+	if strings.Contains(stderr, "SECRET") || strings.Contains(stderr, "aws_secret") || len(got["shared-branch-contradiction"]) != 1 || got["shared-branch-contradiction"][0] {
 		t.Errorf("the linked file was read: %v\n%s", got, stderr)
 	}
 	// --follow-symlinks reads it: then its unknown key is reported, as for

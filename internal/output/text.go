@@ -59,6 +59,9 @@ func writeText(w io.Writer, report *evaluator.Report, opts Options) error {
 		if wv := f.Waived; wv != nil {
 			fmt.Fprintf(&b, "  waived   %s\n", pal.dim(waiverNote(wv)))
 		}
+		if f.RuleSeverity != "" {
+			fmt.Fprintf(&b, "  severity %s\n", pal.dim(severityNote(f)))
+		}
 		autoSync, _ := f.Details["autoSync"].(map[string]any)
 		for _, r := range f.Resources {
 			line := fmt.Sprintf("  %-11s %-32s %s%s", safetext.Text(r.Kind), qualified(r), pal.dim(location(r)), resourceNote(r, autoSync))
@@ -289,4 +292,10 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %s", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// severityNote says that a finding is reported at a severity the settings
+// gave its rule.
+func severityNote(f evaluator.Finding) string {
+	return fmt.Sprintf("%s by configuration (--severity or severity: in .flipflop.yaml); the rule's own is %s", f.Severity, f.RuleSeverity)
 }

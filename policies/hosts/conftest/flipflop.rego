@@ -9,6 +9,7 @@
 #   shape, so both hosts report the same findings.
 package flipflop
 
+import data.lib.flipflop.selection
 import data.lib.flipflop.view
 import data.lib.flipflop.waivers
 
@@ -18,9 +19,11 @@ findings := fs if {
 	fs := all_findings with data.lib.flipflop.config.settings as configured
 }
 
-# all_findings: every rule's findings, waivers applied (waived ones are kept,
-# marked), plus the findings about the waivers themselves.
-all_findings := waivers.apply(rule_findings) | meta_findings
+# all_findings: the findings of the rules the settings select (all by
+# default), waivers applied (waived ones are kept, marked), plus the findings
+# about the waivers themselves, each at the severity the settings give its
+# rule (lib.flipflop.selection).
+all_findings := selection.apply(waivers.apply(rule_findings) | meta_findings)
 
 # analysis is every finding with the model view, for the Go evaluator's
 # explain, graph, fix and diagnose (detailed_analysis: with the detailed view).
@@ -42,10 +45,18 @@ digest_analysis := {"findings": all_findings, "model": view.detailed, "detailed"
 	f.severity == "error"
 } else := {"findings": all_findings, "model": view.estate, "detailed": false}
 
+# rule_findings are the findings of every rule, or, when the settings limit
+# the run to some rules, of those only (the others are not evaluated).
 rule_findings contains f if {
+	count(selection.packages) == 0
 	some name
 
 	# regal ignore:mixed-iteration
+	some f in data.lib.flipflop.rules[name].report
+}
+
+rule_findings contains f if {
+	some name in selection.packages
 	some f in data.lib.flipflop.rules[name].report
 }
 

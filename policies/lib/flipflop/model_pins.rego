@@ -14,7 +14,9 @@ import data.lib.flipflop.stages
 # unreachable-desired-revision rule reports them; the rules about pins that
 # contradict each other or a writer (pins_by_pointer) leave them out, so that
 # one problem gets one finding, with its true mechanism.
-unreachable := {p.id: reason | some p in pins; reason := never_met(p)}
+# The pins of failing Stages (latent_pins) are judged too: their faults
+# survive the fix of the failure.
+unreachable := {p.id: reason | some p in array.concat(pins, latent_pins); reason := never_met(p)}
 
 # A literal ref: Argo CD reports resolved commit SHAs for Git sources.
 never_met(p) := sprintf("%q is a ref, and Argo CD reports the commit SHA it resolves to, never the name.", [p.desired]) if {

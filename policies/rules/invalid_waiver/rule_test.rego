@@ -41,3 +41,15 @@ expiring(date) := f.estate([object.union(f.stage("dev", "main", []), {"metadata"
 	"flipflop.dev/ignore": "shared-write-branch: x",
 	"flipflop.dev/ignore-expires": date,
 }}})])
+
+test_file_waiver_without_resources if {
+	some finding in rule.report with input as f.estate([f.stage("dev", "main", [])])
+		with data.lib.flipflop.config.settings as {"waivers": [{"rule": "shared-write-branch", "resources": [], "reason": "r"}]}
+	contains(finding.message, "it names no resources")
+}
+
+test_file_waiver_with_four_parts if {
+	some finding in rule.report with input as f.estate([f.stage("dev", "main", [])])
+		with data.lib.flipflop.config.settings as {"waivers": [{"rule": "shared-write-branch", "resources": ["Stage/acme/dev/x"], "reason": "r"}]}
+	contains(finding.message, `resource pattern "Stage/acme/dev/x" has more than three parts`)
+}

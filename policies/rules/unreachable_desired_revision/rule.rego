@@ -67,16 +67,35 @@ import data.lib.flipflop.model
 import data.lib.flipflop.result
 
 report contains finding if {
-	some p in model.pins
+	some p in array.concat(model.pins, model.latent_pins)
 	reason := model.unreachable[p.id]
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s", [
-			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.pin_notes([p]),
+		sprintf("Stage %s pins desiredRevision %q on Application %s (source %d, %s): %s%s%s", [
+			p.stage.key, p.desired, p.app.key, p.source.index, model.describe(p.pointer), reason, model.pin_notes([p]), latent_note(p),
 		]),
 		result.refs([p.stage.ref, p.app.ref]),
 		model.source_key(p),
 		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
-		{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
+		object.union(
+			{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
+			shows_after(p),
+		),
 	)
 }
+
+# first_failures are the rules that report why a latent pin's Stage fails
+# every promotion today.
+first_failures(p) := sort({model.failure_rules[r] | some r in model.failing[p.stage.key]})
+
+# latent_note says, for the pin of a Stage whose promotions fail today, that
+# this fault shows once that failure is fixed.
+latent_note(p) := sprintf(" This shows once the Stage's promotions stop failing (%s): Kargo checks no revision of a Stage whose promotion fails, and will check this one then.", [
+	concat(", ", first_failures(p)),
+]) if {
+	p.latent
+} else := ""
+
+shows_after(p) := {"showsAfter": first_failures(p)} if p.latent
+
+else := {}

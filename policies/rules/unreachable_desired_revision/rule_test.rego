@@ -97,3 +97,22 @@ test_pull_request_elsewhere_proves_nothing if {
 	count(rule.report) == 0 with input as pr_estate(f.repo, {"provider": "gitlab"}, "${{ outputs.push.commit }}")
 	count(rule.report) == 1 with input as pr_estate("https://git.example.com/acme/deploy.git", {"provider": "github"}, "${{ outputs.push.commit }}")
 }
+
+# An Application that does not authorize the Stage fails every promotion
+# (missing-authorized-stage), so Kargo checks none of its pins today; the ref
+# pinned on it is still reported, as what shows once that is fixed.
+test_pin_behind_a_failure_is_reported_as_latent if {
+	unauthorized := json.patch(f.app("dev", "main"), [{"op": "replace", "path": "/metadata/annotations", "value": {"kargo.akuity.io/authorized-stage": "acme:other"}}])
+	estate := f.estate([unauthorized, f.stage("dev", "main", [literal("dev", "main")])])
+	some finding in rule.report with input as estate
+	contains(finding.message, `"main" is a ref`)
+	contains(finding.message, "This shows once the Stage's promotions stop failing (missing-authorized-stage)")
+	finding.details.showsAfter == ["missing-authorized-stage"]
+	finding.severity == "error"
+}
+
+test_pin_of_a_promoting_stage_is_not_latent if {
+	some finding in rule.report with input as literal_estate("main")
+	not finding.details.showsAfter
+	not contains(finding.message, "shows once")
+}

@@ -245,12 +245,33 @@ desired_class(d) := "literal" if {
 # pins of a Stage whose promotions always fail in an argocd-update step are
 # never checked, and are left out too (failing).
 pins := array.concat(
-	array.concat(
-		[object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p); not failing[p.stage.key]],
-		legacy_pins,
-	),
+	array.concat([p | some p in unheld_pins; not failing[p.stage.key]], legacy_pins),
 	[p | some p in inferred_pins; not failing[p.stage.key]],
 )
+
+# unheld_pins are the step pins no rewrite meets (held), marked reverted when
+# an ApplicationSet writes their source back.
+unheld_pins := [object.union(p, {"reverted": reverted(p)}) | some p in step_pins; not held(p)]
+
+# latent_pins are the pins of the Stages whose promotions always fail
+# (failing), marked latent: Kargo checks none of them today, but every one is
+# checked once the failure is fixed. A fault of the pin alone (unreachable)
+# survives that fix, so it is reported now, saying what shows first; the pins
+# are in no pin group (a contradiction between pins needs promotions that
+# succeed).
+latent_pins := [object.union(p, {"latent": true}) |
+	some p in array.concat(unheld_pins, inferred_pins)
+	failing[p.stage.key]
+]
+
+# failure_rules maps the reasons a Stage fails (failing) to the rules that
+# report them.
+failure_rules := {
+	"unauthorized": "missing-authorized-stage",
+	"unmatched-source": "unmatched-update-source",
+	"empty-selector": "unmatched-application-selector",
+	"invalid-step-config": "invalid-step-config",
+}
 
 # pins_by_pointer groups the pins on known pointers that can be met by pointer
 # key (a pin that can never be met is in unreachable, not here).

@@ -27,7 +27,7 @@ import data.lib.flipflop.stages
 estate := {
 	"stages": [stage(r) | some r in stages.records],
 	"applications": [app(a) | some a in apps.records],
-	"pins": [pin(p) | some p in model.pins],
+	"pins": [pin(p) | some p in array.concat(model.pins, model.latent_pins)],
 	"writes": [write(w) | some w in model.writers],
 }
 
@@ -177,6 +177,7 @@ pin(p) := {
 	"legacyField": p.legacy_field,
 	"mechanisms": object.get(p, "mechanisms", false),
 	"autoSync": p.app.auto_sync,
+	"latent": object.get(p, "latent", false),
 }
 
 write(w) := {

@@ -54,12 +54,13 @@ default annotated := []
 
 annotated := all_annotated if object.get(config.settings, "annotation_waivers", true) != false
 
+# generated marks those of Applications an ApplicationSet generates.
 all_annotated := array.concat(
-	[object.union(parse(v, model_ref(o), object.get(o.obj.metadata.annotations, expires_annotation, "")), {"contested": claims.contested(o.ref)}) |
+	[object.union(parse(v, model_ref(o), object.get(o.obj.metadata.annotations, expires_annotation, "")), {"contested": claims.contested(o.ref), "generated": false}) |
 		some o in objects.docs
 		v := o.obj.metadata.annotations[annotation]
 	],
-	[object.union(parse(v, a.ref, object.get(a.annotations, expires_annotation, "")), {"contested": false}) |
+	[object.union(parse(v, a.ref, object.get(a.annotations, expires_annotation, "")), {"contested": false, "generated": true}) |
 		some a in apps.records
 		a.appset != ""
 		v := a.annotations[annotation]
@@ -127,17 +128,41 @@ by_doc := {k: group |
 uncontested := [w | some w in annotated; w.contested == false]
 
 # configured lists the waivers given in the settings (a waivers file, conftest data).
-configured := [{
-	"rules": {r | r := object.get(w, "rule", ""); r != ""},
-	"reason": trim_space(object.get(w, "reason", "")),
-	"expires": format_date(object.get(w, "expires", "")),
-	"resources": [r | some r in object.get(w, "resources", []); is_string(r)],
-	"source": sprintf("waiver %d (%s)", [i + 1, object.get(w, "rule", "")]),
-	"ref": object.get(w, "origin", {}),
-} |
+# patterns are the resources globs as matched (pattern).
+configured := [object.union(
+	{
+		"rules": {r | r := object.get(w, "rule", ""); r != ""},
+		"reason": trim_space(object.get(w, "reason", "")),
+		"expires": format_date(object.get(w, "expires", "")),
+		"resources": resources,
+		"patterns": [pattern(r) | some r in resources],
+		"source": sprintf("waiver %d (%s)", [i + 1, object.get(w, "rule", "")]),
+		"ref": object.get(w, "origin", {}),
+	},
+	resources_problem(resources),
+) |
 	some i, w in config.waivers
 	is_object(w)
+	resources := [r | some r in object.get(w, "resources", []); is_string(r)]
 ]
+
+# pattern is a resources glob as matched against "Kind/namespace/name": a glob
+# of fewer than three parts covers the parts it leaves out, so "*" is every
+# resource, "Stage" every Stage and "Stage/acme" every Stage of project acme
+# ("*" never matches a "/": "*" alone would otherwise match no resource).
+pattern(r) := concat("/", array.concat(parts, [p | some _ in numbers.range(1, 3 - count(parts)); p := "*"])) if {
+	parts := split(r, "/")
+	count(parts) < 3
+} else := r
+
+# resources_problem says why a waiver's resources can waive nothing: none
+# given, or a glob of more than three parts (no resource has that many).
+resources_problem(resources) := {"invalid": "it names no resources (Kind/namespace/name globs; \"*\" for every resource)"} if {
+	count(resources) == 0
+} else := {"invalid": sprintf("resource pattern %s has more than three parts: it matches no Kind/namespace/name", [concat(", ", too_long)])} if {
+	too_long := [sprintf("%q", [r]) | some r in resources; count(split(r, "/")) > 3]
+	count(too_long) > 0
+} else := {}
 
 format_date(d) := d if is_string(d)
 
@@ -200,8 +225,8 @@ matching(f) := array.concat(
 		some w in configured
 		covers(w.rules, f.rule)
 		some r in f.resources
-		some pattern in w.resources
-		glob.match(pattern, ["/"], key(r))
+		some p in w.patterns
+		glob.match(p, ["/"], key(r))
 	],
 )
 
@@ -221,8 +246,8 @@ mark(f) := object.union(f, {"waived": agreement}) if {
 		some w in configured
 		covers(w.rules, f.rule)
 		some r in f.resources
-		some pattern in w.resources
-		glob.match(pattern, ["/"], key(r))
+		some p in w.patterns
+		glob.match(p, ["/"], key(r))
 		valid(w)
 		not expired(w)
 	]

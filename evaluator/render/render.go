@@ -1,22 +1,3 @@
-// Package render reads the directories that are not plain YAML: Helm charts
-// (rendered with Helm's own engine) and kustomizations (built with
-// Kustomize's own API). It implements loader.Renderer.
-//
-// Every byte is treated as hostile: each directory is rendered in a child
-// flipflop process (a "worker") with no environment (nothing to execute).
-// One budget bounds all rendering of a run: the time (a wall-clock deadline
-// for all renders together, and the same as a CPU-time limit the kernel
-// enforces on each worker), and the memory (one worker at a time, limited by
-// the kernel's RLIMIT_AS and RLIMIT_DATA, and by a watchdog). A worker dies with its parent.
-// The worker reads only regular files inside the roots the user gave
-// (symbolic links leaving them are refused) and never a path the run
-// excludes, never writes, and cannot reach any network: on Linux it starts in
-// a network namespace of its own with no usable interface, and everywhere its
-// HTTP client and resolver refuse every request (remote kustomize bases and
-// unvendored chart dependencies are input errors naming them). It runs no
-// kustomize plugins or exec functions, no Helm post-renderer, and Helm's
-// `lookup` finds nothing (no cluster). Documents of kinds no rule reads are
-// dropped in the worker, and messages are bounded.
 package render
 
 import (
@@ -39,43 +20,53 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 )
 
-// DefaultTimeout bounds all the rendering of one run, every chart and
-// kustomization together.
+// DefaultTimeout is the time all the rendering of one Renderer may take when
+// Renderer.Timeout is 0: every chart and kustomization together.
 const DefaultTimeout = 60 * time.Second
 
-// Renderer renders charts and kustomizations in worker processes.
+// A Renderer renders the Helm charts and kustomizations a loader.Loader finds,
+// each in a worker process confined to the Renderer's roots (see the package
+// documentation). It implements loader.Renderer, loader.ExcludingRenderer and
+// loader.DecodingRenderer: set it as Loader.Renderer.
+//
+// Make one with New, set the fields before the first render, and use it for
+// one run: its time and output budgets are for everything it renders, and
+// are never reset. A Renderer is safe for concurrent use (its workers run one
+// at a time). The zero Renderer renders with the defaults, reading only inside
+// each directory it renders.
 type Renderer struct {
-	// Roots are the directories rendering may read: the paths the user gave
-	// (and --repo-root checkouts).
-	Roots []Root
-	// MaxFileSize bounds each file read and the rendered output of one
-	// directory; 0 means loader.DefaultMaxFileSize.
+	// MaxFileSize bounds, in bytes, each file a render reads (8 times it all
+	// the reads of one directory), the rendered output of one directory, and
+	// the rendered objects handed back to the Loader, every directory
+	// together; 0 means loader.DefaultMaxFileSize. Give the Loader's
+	// MaxFileSize.
 	MaxFileSize int64
 	// Timeout bounds all rendering done through this Renderer, every
 	// directory together (the clock starts with the first render); 0 means
 	// DefaultTimeout. A directory whose turn comes after the budget is spent
 	// fails without being rendered.
 	Timeout time.Duration
-	// Helm holds the values and release charts are rendered with.
-	Helm HelmOptions
 	// Memory bounds the rendering's memory, in bytes: workers run one at a
 	// time, each limited to it; 0 means 1 GiB or 16 times MaxFileSize,
 	// whichever is larger.
 	Memory int64
-	// Executable is the flipflop binary run as the worker; empty means this
-	// process's own executable.
-	Executable string
-	// AllKinds keeps rendered objects of every kind (loader.Loader.AllKinds);
-	// by default the worker drops those no rule reads.
+	// Helm holds the values and release charts are rendered with.
+	Helm HelmOptions
+	// AllKinds keeps rendered objects of every kind: set it with
+	// loader.Loader.AllKinds. By default the worker drops the objects of
+	// kinds no rule reads.
 	AllKinds bool
-	// NoNetworkNamespace starts workers in flipflop's own network namespace
+
+	// roots are the directories rendering may read (New); none means the
+	// directory being rendered.
+	roots []rootDir
+	// noNetworkNamespace starts workers in this process's own network namespace
 	// (their HTTP client and resolver still refuse every request). By default,
 	// on Linux, each worker gets a namespace of its own, and when the system
 	// refuses one, workers start without it.
-	NoNetworkNamespace bool
-
-	// Excluded are the paths the run excludes (SetExcluded).
-	excluded []Excluded
+	noNetworkNamespace bool
+	// excluded are the paths the run excludes (SetExcluded).
+	excluded []exclusion
 
 	turn     sync.Mutex // one worker at a time: the memory budget is the run's
 	once     sync.Once
@@ -88,44 +79,58 @@ type Renderer struct {
 	onStart  func(pid int)
 }
 
-// Workers reports how many worker processes were started and the largest
+var (
+	_ loader.ExcludingRenderer = (*Renderer)(nil)
+	_ loader.DecodingRenderer  = (*Renderer)(nil)
+)
+
+// New returns a Renderer whose renders read only inside roots: give the paths
+// given to the Loader (a file stands for its directory; "-" and paths that do
+// not exist are left to the Loader to report), and any other directory a
+// render may need, such as the checkout a kustomization's base is in. Paths
+// in messages are shown as they are written here.
+func New(roots ...string) *Renderer {
+	return &Renderer{roots: rootsOf(roots)}
+}
+
+// workers reports how many worker processes were started and the largest
 // resident set one of them reached, in bytes (0 where the system does not say).
-func (r *Renderer) Workers() (started int, peakBytes int64) {
+func (r *Renderer) workers() (started int, peakBytes int64) {
 	return int(r.started.Load()), r.peak.Load()
 }
 
-// SetExcluded implements loader.ExcludingRenderer: no worker reads these paths.
+// SetExcluded implements loader.ExcludingRenderer: the Loader gives the paths
+// its run excludes, and no worker reads them (a render that needs one fails,
+// naming it).
 func (r *Renderer) SetExcluded(paths []loader.ExcludedPath) {
 	r.excluded = r.excluded[:0]
 	for _, p := range paths {
-		r.excluded = append(r.excluded, Excluded{Real: p.Real, Dir: p.Dir, Pattern: p.Pattern, Source: p.Source})
+		r.excluded = append(r.excluded, exclusion{Real: p.Real, Dir: p.Dir, Pattern: p.Pattern, Source: p.Source})
 	}
 }
 
-// Isolated reports how many workers ran in a network namespace of their own.
-func (r *Renderer) Isolated() int { return int(r.netns.Load()) }
+// isolated reports how many workers ran in a network namespace of their own.
+func (r *Renderer) isolated() int { return int(r.netns.Load()) }
 
-var _ loader.ExcludingRenderer = (*Renderer)(nil)
-
-// NewRoot returns the Root of a directory as the user named it.
-func NewRoot(dir string) (Root, error) {
+// newRoot returns the rootDir of a directory as the user named it.
+func newRoot(dir string) (rootDir, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Root{}, err
+		return rootDir{}, err
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return Root{}, err
+		return rootDir{}, err
 	}
-	return Root{Shown: filepath.ToSlash(filepath.Clean(dir)), Real: real}, nil
+	return rootDir{Shown: filepath.ToSlash(filepath.Clean(dir)), Real: real}, nil
 }
 
-// RootsOf returns the roots for the paths given on the command line: each
-// directory, and the directory of each file (a kustomization.yaml or
-// Chart.yaml given alone stands for its directory). Paths that do not exist
-// are left to the loader to report.
-func RootsOf(paths []string) []Root {
-	var roots []Root
+// rootsOf returns the roots of paths: each directory, and the directory of
+// each file (a kustomization.yaml or Chart.yaml given alone stands for its
+// directory). "-" (standard input) and paths that do not exist are skipped:
+// the loader reports those.
+func rootsOf(paths []string) []rootDir {
+	var roots []rootDir
 	for _, p := range paths {
 		if p == "-" {
 			continue
@@ -138,15 +143,17 @@ func RootsOf(paths []string) []Root {
 		if !fi.IsDir() {
 			dir = filepath.Dir(p)
 		}
-		if r, err := NewRoot(dir); err == nil {
+		if r, err := newRoot(dir); err == nil {
 			roots = append(roots, r)
 		}
 	}
 	return roots
 }
 
-// Claim reads a directory with a kustomization file through Kustomize and one
-// with a Chart.yaml through Helm (a kustomization wins, as in Argo CD).
+// Claim implements loader.Renderer: a directory with a kustomization file is
+// built with Kustomize (evaluator.ModeKustomize), one with a Chart.yaml
+// rendered with Helm (evaluator.ModeHelm; a kustomization wins, as in Argo
+// CD), and any other is plain YAML ("").
 func (r *Renderer) Claim(dir string) string { return loader.ClaimDirectory(dir) }
 
 func (r *Renderer) maxFile() int64 {
@@ -156,15 +163,18 @@ func (r *Renderer) maxFile() int64 {
 	return loader.DefaultMaxFileSize
 }
 
-// Render renders one directory in a worker process, within what is left of
-// the run's budget; the aliases of what it renders expand within a budget of
-// their own (RenderDecoding: the run's).
+// Render implements loader.Renderer: it renders one directory, in the mode
+// Claim gave it, in a worker process, within what is left of the Renderer's
+// budgets; the aliases of what it renders expand within a budget of their own
+// (RenderDecoding: the run's). What cannot be rendered is in Errors, never a
+// panic.
 func (r *Renderer) Render(dir, shown, mode string) loader.Rendered {
 	return r.RenderDecoding(dir, shown, mode, loader.NewAliasBudget().Decoder())
 }
 
-// RenderDecoding is Render, decoding the documents rendered with decode (the
-// run's alias budget, loader.DecodingRenderer).
+// RenderDecoding implements loader.DecodingRenderer: it is Render, decoding the
+// documents rendered with decode (the run's alias budget, which the Loader
+// gives).
 func (r *Renderer) RenderDecoding(dir, shown, mode string, decode loader.DecodeFunc) loader.Rendered {
 	out := loader.Rendered{Root: evaluator.RenderedRoot{Path: sanitize(shown), Mode: mode}}
 	fail := func(file string, msg string) loader.Rendered {
@@ -180,7 +190,7 @@ func (r *Renderer) RenderDecoding(dir, shown, mode string, decode loader.DecodeF
 	req := request{
 		Mode:      mode,
 		Dir:       abs,
-		Roots:     r.Roots,
+		Roots:     r.roots,
 		MaxFile:   maxFile,
 		MaxOutput: maxFile,
 		Budget:    8 * maxFile,
@@ -193,8 +203,8 @@ func (r *Renderer) RenderDecoding(dir, shown, mode string, decode loader.DecodeF
 		req.Memory = max(1<<30, 16*maxFile)
 	}
 	if len(req.Roots) == 0 {
-		if root, err := NewRoot(dir); err == nil {
-			req.Roots = []Root{root}
+		if root, err := newRoot(dir); err == nil {
+			req.Roots = []rootDir{root}
 		}
 	}
 	// Rendered objects of the kinds the rules read share one budget for the
@@ -260,12 +270,9 @@ func (r *Renderer) remaining() (time.Duration, time.Duration) {
 // run starts a worker, hands it the request and reads its response. Workers
 // run one at a time, within what is left of the run's time budget.
 func (r *Renderer) run(req request) (*response, error) {
-	exe := r.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("cannot start the renderer: %v", err)
-		}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the renderer: %v", err)
 	}
 	r.turn.Lock()
 	defer r.turn.Unlock()
@@ -307,7 +314,7 @@ func (r *Renderer) run(req request) (*response, error) {
 		}
 		return cmd, stdout, stderr, cmd.Start()
 	}
-	netns := !r.NoNetworkNamespace && !r.noNetns.Load()
+	netns := !r.noNetworkNamespace && !r.noNetns.Load()
 	cmd, stdout, stderr, err := start(netns)
 	if err != nil && netns && namespaceRefused(err) {
 		// The system does not let this user make a network namespace: the

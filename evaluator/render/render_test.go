@@ -39,12 +39,12 @@ func write(t *testing.T, dir string, files map[string]string) {
 // renderDir renders dir with r (roots default to dir).
 func renderDir(t *testing.T, r *Renderer, dir string) loader.Rendered {
 	t.Helper()
-	if r.Roots == nil {
-		root, err := NewRoot(dir)
+	if r.roots == nil {
+		root, err := newRoot(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Roots = []Root{root}
+		r.roots = []rootDir{root}
 	}
 	mode := r.Claim(dir)
 	if mode == "" {
@@ -149,7 +149,7 @@ func TestHelmSetAndValuesFiles(t *testing.T) {
 	}
 	// A values file, then --set-string over it.
 	out = renderDir(t, &Renderer{Helm: HelmOptions{
-		ValuesFiles: []NamedData{{Name: "prod.yaml", Data: []byte("project: shop\nbranch: release\n")}},
+		ValuesFiles: []ValuesFile{{Name: "prod.yaml", Data: []byte("project: shop\nbranch: release\n")}},
 		SetString:   []string{"branch=hotfix"},
 		ReleaseName: "r", Namespace: "ns",
 	}}, dir)
@@ -300,8 +300,8 @@ func TestHelmConfinement(t *testing.T) {
 
 func TestKustomizeSeedOverlay(t *testing.T) {
 	dir := seed + "/seed-kustomize/overlay"
-	root, _ := NewRoot(seed + "/seed-kustomize")
-	out := renderDir(t, &Renderer{Roots: []Root{root}}, dir)
+	root, _ := newRoot(seed + "/seed-kustomize")
+	out := renderDir(t, &Renderer{roots: []rootDir{root}}, dir)
 	if len(out.Errors) > 0 {
 		t.Fatal(out.Errors)
 	}
@@ -418,14 +418,7 @@ func TestKustomizeReadBudget(t *testing.T) {
 		}
 	}
 	write(t, dir, files)
-	root, _ := NewRoot(dir)
-	out := renderDir(t, &Renderer{MaxFileSize: 1 << 20, Roots: []Root{root}}, filepath.Join(dir, "l12"))
+	root, _ := newRoot(dir)
+	out := renderDir(t, &Renderer{MaxFileSize: 1 << 20, roots: []rootDir{root}}, filepath.Join(dir, "l12"))
 	wantError(t, out, "", "more than 8388608 bytes")
-}
-
-func TestSanitize(t *testing.T) {
-	got := sanitize("a\nb\x1b[31mc\u202ed\te")
-	if got != `a\x0ab\x1b[31mc\u202ed e` {
-		t.Errorf("sanitize = %q", got)
-	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
+	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
 // workerEnv, set to "1" in the environment, makes a flipflop process a render
@@ -43,8 +44,8 @@ func init() {
 type request struct {
 	Mode string `json:"mode"`
 	// Dir is the absolute directory to render.
-	Dir   string `json:"dir"`
-	Roots []Root `json:"roots"`
+	Dir   string    `json:"dir"`
+	Roots []rootDir `json:"roots"`
 	// MaxFile bounds each file read; MaxOutput the rendered output; Budget the
 	// bytes read in all; Memory the worker's heap.
 	MaxFile   int64       `json:"maxFile"`
@@ -57,7 +58,7 @@ type request struct {
 	// its parent still ends.
 	CPUSeconds int64 `json:"cpuSeconds,omitempty"`
 	// Excluded are the paths the run excludes: the worker never reads them.
-	Excluded []Excluded `json:"excluded,omitempty"`
+	Excluded []exclusion `json:"excluded,omitempty"`
 	// MaxKept bounds the bytes of the documents the worker sends back (after
 	// the kind filter): what is left of the run's budget for rendered objects.
 	MaxKept int64 `json:"maxKept,omitempty"`
@@ -198,7 +199,7 @@ func workerMain(in io.Reader, out io.Writer) int {
 // serve renders one request; a panic in a renderer is an error of the request.
 func serve(req request) (resp *response) {
 	resp = &response{maxOutput: req.MaxOutput, maxKept: req.MaxKept, allKinds: req.AllKinds, NetNS: netnsID(), decode: loader.NewAliasBudget().Decoder()}
-	c := &Confined{Roots: req.Roots, Excluded: req.Excluded, MaxFile: req.MaxFile, Budget: req.Budget}
+	c := &confined{Roots: req.Roots, Excluded: req.Excluded, MaxFile: req.MaxFile, Budget: req.Budget}
 	defer func() {
 		if r := recover(); r != nil {
 			resp.Documents = nil
@@ -320,24 +321,6 @@ func limitMemory(limit int64) {
 	}()
 }
 
-// Sanitize makes a value read from input (a file name, a message quoting a
-// template) safe to print: control characters, and the Unicode controls that
-// reorder or hide text, are escaped.
-func Sanitize(s string) string { return sanitize(s) }
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteRune(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// sanitize makes a value read from input (a file name, a message quoting a
+// template) safe to report (safetext.Controls).
+func sanitize(s string) string { return safetext.Controls(s) }

@@ -23,15 +23,18 @@ import (
 	"helm.sh/helm/v4/pkg/strvals"
 )
 
-// HelmOptions are the values and release a chart is rendered with, as
-// `helm template` takes them.
+// HelmOptions are the values and release every chart is rendered with, as
+// `helm template` takes them: the chart's values.yaml, then ValuesFiles in
+// order, then Set and SetString in order, each over what comes before.
 type HelmOptions struct {
-	// ValuesFiles are --values files, in order, with their content (read by
-	// the caller, as the user named them).
-	ValuesFiles []NamedData `json:"valuesFiles,omitempty"`
-	// Set are --set key=value flags, in order.
+	// ValuesFiles are values files (helm --values), in order, later ones
+	// winning. The caller reads them: they come from the user, not from the
+	// charts, and may live outside the Renderer's roots.
+	ValuesFiles []ValuesFile `json:"valuesFiles,omitempty"`
+	// Set are key=value values, as helm --set takes them, in order.
 	Set []string `json:"set,omitempty"`
-	// SetString are --set-string key=value flags, in order.
+	// SetString are key=value string values, as helm --set-string takes
+	// them, in order.
 	SetString []string `json:"setString,omitempty"`
 	// ReleaseName is .Release.Name; empty means the chart's name.
 	ReleaseName string `json:"releaseName,omitempty"`
@@ -39,8 +42,9 @@ type HelmOptions struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// NamedData is a file's name and content.
-type NamedData struct {
+// ValuesFile is a Helm values file: its name, as messages and
+// evaluator.RenderedRoot.Values show it, and its YAML content.
+type ValuesFile struct {
 	Name string `json:"name"`
 	Data []byte `json:"data"`
 }
@@ -48,7 +52,7 @@ type NamedData struct {
 // renderHelm renders the chart in dir: default values, then the options'
 // values, no cluster (`lookup` finds nothing), no DNS, no post-renderer, no
 // schema fetches; dependencies must be vendored under charts/.
-func renderHelm(ctx context.Context, c *Confined, dir string, opts HelmOptions, out *response) {
+func renderHelm(ctx context.Context, c *confined, dir string, opts HelmOptions, out *response) {
 	shownDir := c.Show(dir)
 	files, err := chartFiles(c, dir)
 	if err != nil {
@@ -171,7 +175,7 @@ func renderHelm(ctx context.Context, c *Confined, dir string, opts HelmOptions, 
 // chartFiles reads the chart's files through the confined file system,
 // honouring .helmignore as `helm` does. Symbolic links are followed only
 // inside the roots.
-func chartFiles(c *Confined, dir string) ([]*archive.BufferedFile, error) {
+func chartFiles(c *confined, dir string) ([]*archive.BufferedFile, error) {
 	rules := ignore.Empty()
 	if data, err := c.ReadFile(filepath.Join(dir, ignore.HelmIgnore)); err == nil {
 		r, err := ignore.Parse(bytes.NewReader(data))

@@ -31,7 +31,7 @@ const maxKustomizations = 1000
 // clone or download), reads confined to the roots. Each resource keeps the
 // file it came from (kustomize's origin annotation, then removed) and, when
 // the document can be found in that file, its line.
-func renderKustomize(c *Confined, dir string, out *response) {
+func renderKustomize(c *confined, dir string, out *response) {
 	kfile := loader.KustomizationFile(dir)
 	if kfile == "" {
 		out.fail(c.Show(dir), 0, "no kustomization file")
@@ -144,7 +144,7 @@ func addOriginAnnotations(data []byte) ([]byte, error) {
 // sourceLine finds the line of a built resource in the file it came from: the
 // document of the same kind whose name the built name contains (name
 // prefixes and suffixes), preferring the same name, when exactly one fits.
-func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string][]evaluator.Object, decode loader.DecodeFunc) int {
+func sourceLine(c *confined, real string, r *resource.Resource, cache map[string][]evaluator.Object, decode loader.DecodeFunc) int {
 	objs, ok := cache[real]
 	if !ok {
 		if data, found := c.Content(real); found {
@@ -182,7 +182,7 @@ func sourceLine(c *Confined, real string, r *resource.Resource, cache map[string
 // paths): those a resources, bases, components, generators, transformers or
 // validators entry names. A kustomization file read only as data (a
 // generator's file source, a patch path) is not one of them.
-func prescan(c *Confined, dir string) (file string, line int, msg string, bases []string) {
+func prescan(c *confined, dir string) (file string, line int, msg string, bases []string) {
 	seen := map[string]bool{}
 	defer func() {
 		top, _ := c.resolve(dir)

@@ -14,28 +14,28 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// errReadOnly is returned by every write of a Confined file system.
+// errReadOnly is returned by every write of a confined file system.
 var errReadOnly = errors.New("flipflop reads only: the file system is read-only")
 
-// Root is a directory rendering may read, as the user named it and resolved.
-type Root struct {
+// rootDir is a directory rendering may read, as the user named it and resolved.
+type rootDir struct {
 	// Shown is the path as the user gave it (slash-separated).
 	Shown string `json:"shown"`
 	// Real is the absolute path with symbolic links resolved.
 	Real string `json:"real"`
 }
 
-// Confined is a read-only view of the file system that refuses every path
+// confined is a read-only view of the file system that refuses every path
 // outside its roots (after resolving symbolic links), every file that is not
 // a regular file (FIFOs, devices, sockets are never opened), files larger
 // than MaxFile, and reads beyond a total Budget. It records the files read.
 // It implements kustomize's filesys.FileSystem.
-type Confined struct {
-	Roots []Root
+type confined struct {
+	Roots []rootDir
 	// Excluded are the paths the run excludes (--exclude, .flipflop.yaml,
 	// .flipflopignore): a render never reads them, and one that needs them
 	// fails naming the path and the pattern.
-	Excluded []Excluded
+	Excluded []exclusion
 	MaxFile  int64
 	// Budget is the total number of bytes all reads may return; reading the same
 	// file again counts again (a kustomization that reads one base through many
@@ -43,16 +43,16 @@ type Confined struct {
 	Budget int64
 
 	mu       sync.Mutex
-	excluded map[string]Excluded // Excluded by real path, built on first use
+	excluded map[string]exclusion // Excluded by real path, built on first use
 	spent    int64
 	read     map[string][]byte // real path -> content, of the files read
 	override map[string][]byte // real path -> content served instead of the file's
 }
 
-var _ filesys.FileSystem = (*Confined)(nil)
+var _ filesys.FileSystem = (*confined)(nil)
 
-// Excluded is a path the run excludes, resolved.
-type Excluded struct {
+// exclusion is a path the run excludes, resolved.
+type exclusion struct {
 	// Real is the absolute path with symbolic links resolved; a directory
 	// excludes everything under it.
 	Real string `json:"real"`
@@ -66,7 +66,7 @@ type Excluded struct {
 // errExcluded says a render needed a path the run excludes.
 type errExcluded struct {
 	path string
-	ex   Excluded
+	ex   exclusion
 }
 
 func (e *errExcluded) Error() string {
@@ -76,13 +76,13 @@ func (e *errExcluded) Error() string {
 // excludedBy returns the exclusion that covers real, if any: real itself, or
 // the nearest excluded directory above it (a look-up per path component, not a
 // scan of every exclusion).
-func (c *Confined) excludedBy(real string) (Excluded, bool) {
+func (c *confined) excludedBy(real string) (exclusion, bool) {
 	if len(c.Excluded) == 0 {
-		return Excluded{}, false
+		return exclusion{}, false
 	}
 	c.mu.Lock()
 	if c.excluded == nil {
-		c.excluded = make(map[string]Excluded, len(c.Excluded))
+		c.excluded = make(map[string]exclusion, len(c.Excluded))
 		for _, e := range c.Excluded {
 			c.excluded[filepath.Clean(e.Real)] = e
 		}
@@ -96,7 +96,7 @@ func (c *Confined) excludedBy(real string) (Excluded, bool) {
 			return e, true
 		}
 		if parent := filepath.Dir(d); parent == d {
-			return Excluded{}, false
+			return exclusion{}, false
 		}
 	}
 }
@@ -111,7 +111,7 @@ func (e *errOutside) Error() string {
 // resolve returns the real path of p (absolute, symbolic links resolved) when
 // it lies inside a root and the run does not exclude it. A path that does not
 // exist is resolved through its longest existing parent.
-func (c *Confined) resolve(p string) (string, error) {
+func (c *confined) resolve(p string) (string, error) {
 	real, err := c.resolveInside(p)
 	if err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func (c *Confined) resolve(p string) (string, error) {
 }
 
 // checkExcluded fails for a real path the run excludes.
-func (c *Confined) checkExcluded(real string) error {
+func (c *confined) checkExcluded(real string) error {
 	if e, ok := c.excludedBy(real); ok {
 		return &errExcluded{path: c.Show(real), ex: e}
 	}
@@ -128,7 +128,7 @@ func (c *Confined) checkExcluded(real string) error {
 }
 
 // resolveInside is resolve without the exclusion check.
-func (c *Confined) resolveInside(p string) (string, error) {
+func (c *confined) resolveInside(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
@@ -155,7 +155,7 @@ func (c *Confined) resolveInside(p string) (string, error) {
 	return real, nil
 }
 
-func (c *Confined) inside(real string) bool {
+func (c *confined) inside(real string) bool {
 	for _, r := range c.Roots {
 		if real == r.Real || strings.HasPrefix(real, strings.TrimSuffix(r.Real, string(filepath.Separator))+string(filepath.Separator)) {
 			return true
@@ -165,7 +165,7 @@ func (c *Confined) inside(real string) bool {
 }
 
 // Show renders an absolute path the way the user named its root.
-func (c *Confined) Show(p string) string {
+func (c *confined) Show(p string) string {
 	best := -1
 	for i, r := range c.Roots {
 		if (p == r.Real || strings.HasPrefix(p, strings.TrimSuffix(r.Real, string(filepath.Separator))+string(filepath.Separator))) &&
@@ -195,9 +195,9 @@ func (c *Confined) Show(p string) string {
 
 // ShowAll replaces every absolute root path in a message with the path as the
 // user named it.
-func (c *Confined) ShowAll(msg string) string {
+func (c *confined) ShowAll(msg string) string {
 	roots := slices.Clone(c.Roots)
-	slices.SortFunc(roots, func(a, b Root) int { return len(b.Real) - len(a.Real) })
+	slices.SortFunc(roots, func(a, b rootDir) int { return len(b.Real) - len(a.Real) })
 	for _, r := range roots {
 		msg = strings.ReplaceAll(msg, r.Real+string(filepath.Separator), strings.TrimSuffix(r.Shown, "/")+"/")
 		msg = strings.ReplaceAll(msg, r.Real, r.Shown)
@@ -206,7 +206,7 @@ func (c *Confined) ShowAll(msg string) string {
 }
 
 // ReadFile reads a regular file inside the roots, within the limits.
-func (c *Confined) ReadFile(p string) ([]byte, error) {
+func (c *confined) ReadFile(p string) ([]byte, error) {
 	real, err := c.resolve(p)
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func (c *Confined) ReadFile(p string) ([]byte, error) {
 }
 
 // charge records a read against the budget.
-func (c *Confined) charge(real string, data []byte) error {
+func (c *confined) charge(real string, data []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.spent += int64(len(data))
@@ -261,7 +261,7 @@ func (c *Confined) charge(real string, data []byte) error {
 }
 
 // Override serves data instead of the file at p (a real path).
-func (c *Confined) Override(real string, data []byte) {
+func (c *confined) Override(real string, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.override == nil {
@@ -271,7 +271,7 @@ func (c *Confined) Override(real string, data []byte) {
 }
 
 // Read returns the real paths of the files read, sorted.
-func (c *Confined) Read() []string {
+func (c *confined) Read() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]string, 0, len(c.read))
@@ -283,7 +283,7 @@ func (c *Confined) Read() []string {
 }
 
 // Content returns what a read of the real path returned.
-func (c *Confined) Content(real string) ([]byte, bool) {
+func (c *confined) Content(real string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	data, ok := c.read[real]
@@ -291,7 +291,7 @@ func (c *Confined) Content(real string) ([]byte, bool) {
 }
 
 // Open reads the file whole and serves it from memory.
-func (c *Confined) Open(p string) (filesys.File, error) {
+func (c *confined) Open(p string) (filesys.File, error) {
 	data, err := c.ReadFile(p)
 	if err != nil {
 		return nil, err
@@ -315,7 +315,7 @@ func (f *memFile) Stat() (os.FileInfo, error) { return f.info, nil }
 
 // CleanedAbs splits a path inside the roots into its directory and file name
 // (file name "" when the path is a directory).
-func (c *Confined) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+func (c *confined) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 	real, err := c.resolve(p)
 	if err != nil {
 		return "", "", err
@@ -331,7 +331,7 @@ func (c *Confined) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 }
 
 // Exists reports whether p exists inside the roots.
-func (c *Confined) Exists(p string) bool {
+func (c *confined) Exists(p string) bool {
 	real, err := c.resolve(p)
 	if err != nil {
 		return false
@@ -341,7 +341,7 @@ func (c *Confined) Exists(p string) bool {
 }
 
 // IsDir reports whether p is a directory inside the roots.
-func (c *Confined) IsDir(p string) bool {
+func (c *confined) IsDir(p string) bool {
 	real, err := c.resolve(p)
 	if err != nil {
 		return false
@@ -351,7 +351,7 @@ func (c *Confined) IsDir(p string) bool {
 }
 
 // ReadDir lists a directory inside the roots.
-func (c *Confined) ReadDir(p string) ([]string, error) {
+func (c *confined) ReadDir(p string) ([]string, error) {
 	real, err := c.resolve(p)
 	if err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func (c *Confined) ReadDir(p string) ([]string, error) {
 
 // Glob matches a pattern; matches outside the roots are dropped, and hidden
 // files are dropped unless the pattern names them (as kustomize does).
-func (c *Confined) Glob(pattern string) ([]string, error) {
+func (c *confined) Glob(pattern string) ([]string, error) {
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
 		return nil, err
@@ -388,7 +388,7 @@ func (c *Confined) Glob(pattern string) ([]string, error) {
 
 // Walk walks a directory inside the roots without following symbolic links
 // to directories; entries outside the roots are skipped.
-func (c *Confined) Walk(p string, fn filepath.WalkFunc) error {
+func (c *confined) Walk(p string, fn filepath.WalkFunc) error {
 	if _, err := c.resolve(p); err != nil {
 		return err
 	}
@@ -406,16 +406,16 @@ func (c *Confined) Walk(p string, fn filepath.WalkFunc) error {
 }
 
 // Create, Mkdir, MkdirAll, RemoveAll and WriteFile fail: rendering never writes.
-func (c *Confined) Create(string) (filesys.File, error) { return nil, errReadOnly }
+func (c *confined) Create(string) (filesys.File, error) { return nil, errReadOnly }
 
 // Mkdir fails: rendering never writes.
-func (c *Confined) Mkdir(string) error { return errReadOnly }
+func (c *confined) Mkdir(string) error { return errReadOnly }
 
 // MkdirAll fails: rendering never writes.
-func (c *Confined) MkdirAll(string) error { return errReadOnly }
+func (c *confined) MkdirAll(string) error { return errReadOnly }
 
 // RemoveAll fails: rendering never writes.
-func (c *Confined) RemoveAll(string) error { return errReadOnly }
+func (c *confined) RemoveAll(string) error { return errReadOnly }
 
 // WriteFile fails: rendering never writes.
-func (c *Confined) WriteFile(string, []byte) error { return errReadOnly }
+func (c *confined) WriteFile(string, []byte) error { return errReadOnly }

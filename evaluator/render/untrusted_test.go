@@ -91,7 +91,7 @@ func TestRenderMakesNoConnection(t *testing.T) {
 					f["kustomization.yaml"] = "resources:\n- stage.yaml\ntransformers:\n- " + only + "\n"
 				}
 				write(t, dir, f)
-				out := renderDir(t, &Renderer{NoNetworkNamespace: noNetns}, dir)
+				out := renderDir(t, &Renderer{noNetworkNamespace: noNetns}, dir)
 				if !out.Root.Failed {
 					t.Errorf("%s: rendered without the fetched file: %+v", only, out.Objects)
 				}
@@ -123,12 +123,12 @@ func TestWorkerHasNoNetwork(t *testing.T) {
 		return resp.Errors[0].Message
 	}
 	// Without the namespace the probe connects: it measures what it says.
-	if got := probe(&Renderer{NoNetworkNamespace: true}); got != "dial: connected" {
+	if got := probe(&Renderer{noNetworkNamespace: true}); got != "dial: connected" {
 		t.Fatalf("probe without a namespace: %s", got)
 	}
 	r := &Renderer{}
 	got := probe(r)
-	if r.Isolated() == 0 {
+	if r.isolated() == 0 {
 		t.Skip("this system refuses network namespaces to this user: the worker's own refusal is the only wall (TestRenderMakesNoConnection)")
 	}
 	if got == "dial: connected" {
@@ -143,7 +143,7 @@ func TestWorkerHasNoNetwork(t *testing.T) {
 // command line does.
 func loadWith(t *testing.T, l *loader.Loader, paths ...string) (loader.Loaded, *Renderer) {
 	t.Helper()
-	r := &Renderer{Roots: RootsOf(paths)}
+	r := &Renderer{roots: rootsOf(paths)}
 	l.Renderer = r
 	return l.LoadAll(paths), r
 }
@@ -270,9 +270,9 @@ func TestRenderedKindsFilteredInTheWorker(t *testing.T) {
 		"templates/stage.yaml": stage("s"),
 	})
 	r := &Renderer{}
-	root, _ := NewRoot(dir)
-	r.Roots = []Root{root}
-	resp, err := r.run(request{Mode: evaluator.ModeHelm, Dir: dir, Roots: r.Roots, MaxFile: 32 << 20, MaxOutput: 32 << 20, Budget: 1 << 30, Memory: 1 << 30})
+	root, _ := newRoot(dir)
+	r.roots = []rootDir{root}
+	resp, err := r.run(request{Mode: evaluator.ModeHelm, Dir: dir, Roots: r.roots, MaxFile: 32 << 20, MaxOutput: 32 << 20, Budget: 1 << 30, Memory: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,10 +319,10 @@ func TestRenderBudgetIsTheRuns(t *testing.T) {
 	}
 	write(t, dir, files)
 	l := &loader.Loader{}
-	r := &Renderer{Roots: RootsOf([]string{dir}), Timeout: 2 * time.Second}
+	r := &Renderer{roots: rootsOf([]string{dir}), Timeout: 2 * time.Second}
 	l.Renderer = r
 	got := l.LoadAll([]string{dir})
-	started, _ := r.Workers()
+	started, _ := r.workers()
 	if started != 1 {
 		t.Errorf("%d workers started, want 1 (the budget is the run's)", started)
 	}
@@ -355,7 +355,7 @@ func TestWorkerMemoryHeldByTheKernel(t *testing.T) {
 	if !hasError(out.Errors, "memory") {
 		t.Fatalf("no memory error: %+v", out.Errors)
 	}
-	_, peak := r.Workers()
+	_, peak := r.workers()
 	if peak == 0 {
 		t.Skip("the system does not report a worker's peak memory")
 	}
@@ -462,11 +462,11 @@ func init() {
 	if dir == "" || os.Getenv(workerEnv) == "1" {
 		return
 	}
-	root, err := NewRoot(dir)
+	root, err := newRoot(dir)
 	if err != nil {
 		os.Exit(2)
 	}
-	r := &Renderer{Roots: []Root{root}, Timeout: 5 * time.Minute}
+	r := &Renderer{roots: []rootDir{root}, Timeout: 5 * time.Minute}
 	r.onStart = func(pid int) { fmt.Printf("worker %d\n", pid) }
 	r.Render(dir, dir, evaluator.ModeHelm)
 	os.Exit(0)
@@ -486,7 +486,7 @@ func TestRenderedObjectsShareTheRunsBudget(t *testing.T) {
 		"a/Chart.yaml": chartYAML, "a/templates/s.yaml": tmpl,
 		"b/Chart.yaml": chartYAML, "b/templates/s.yaml": tmpl,
 	})
-	r := &Renderer{Roots: RootsOf([]string{dir}), MaxFileSize: maxFile}
+	r := &Renderer{roots: rootsOf([]string{dir}), MaxFileSize: maxFile}
 	a := r.Render(filepath.Join(dir, "a"), "a", evaluator.ModeHelm)
 	if a.Root.Failed || len(a.Objects) != 6500 {
 		t.Fatalf("the first chart: %d objects, errors %+v", len(a.Objects), a.Errors)
