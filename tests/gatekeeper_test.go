@@ -305,6 +305,67 @@ func gatorTest(t *testing.T, g host, args []string) ([]string, int) {
 	return got, code
 }
 
+// The settings the policies read are the constraint's parameters, through
+// the real Gatekeeper engine on every gator of the matrix: with
+// annotationWaivers false, a contradiction the flipflop.dev/ignore annotation
+// waives is reported; with defaultBranch trunk, HEAD no longer stands for the
+// main branch a Stage pushes, so the Applications that track HEAD have no
+// foreign writer. Each against the same constraint without the parameter.
+func TestCompatGatorParameters(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, rule, estate string
+		params             map[string]any
+		// without: the objects reported without the parameter; with: with it.
+		without, with []string
+	}{
+		{
+			name: "annotationWaivers", rule: "shared-branch-contradiction",
+			estate: "../policies/rules/shared_branch_contradiction/samples/clean/waived",
+			params: map[string]any{"annotationWaivers": false},
+			with:   []string{"ApplicationSet argocd/envs", "PromotionTask shop/promote", "Stage shop/dev", "Stage shop/qa"},
+		},
+		{
+			name: "defaultBranch", rule: "foreign-branch-writer",
+			estate:  "../policies/rules/foreign_branch_writer/samples/fires/head-pinned-main-pushed",
+			params:  map[string]any{"defaultBranch": "trunk"},
+			without: []string{"Application argocd/site", "Stage site/prod", "Stage site/stage"},
+		},
+	}
+	gators := hostsOf(t, "gator")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plain := selecting(t, t.TempDir(), nil, c.rule)
+			set := selecting(t, t.TempDir(), c.params, c.rule)
+			for _, g := range gators {
+				for _, run := range []struct {
+					label, constraint string
+					want              []string
+				}{{"without " + c.name, plain, c.without}, {"with " + c.name, set, c.with}} {
+					got := reported(gatorResults(t, g, []string{"test", "-o", "json", "-f", gkTemplate, "-f", run.constraint, "-f", c.estate}), c.rule)
+					if !slices.Equal(got, run.want) {
+						t.Errorf("%s, %s: %s reported on %v, want %v", g, run.label, c.rule, got, run.want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// reported are the objects results (as gatorResults) report rule on, sorted,
+// each once.
+func reported(results []string, rule string) []string {
+	var objs []string
+	for _, r := range results {
+		obj, msg, ok := strings.Cut(r, ": ")
+		if ok && strings.Contains(msg, "] ["+rule+"] ") {
+			objs = append(objs, obj)
+		}
+	}
+	slices.Sort(objs)
+	return slices.Compact(objs)
+}
+
 // The malformed objects of the hardening tests never make the template error
 // at admission: gator reviews each of them against the shipped constraint.
 func TestCompatGatorOnMalformedObjects(t *testing.T) {
