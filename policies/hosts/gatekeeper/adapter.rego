@@ -440,22 +440,71 @@ related_apps := [{"path": "inventory", "contents": view([ns, "argoproj.io/v1alph
 # related_app_keys are the namespaces and names of the related inventory
 # Applications: those the reviewed objects name, and those that name a
 # reviewed repository and track a revision that may name one of the
-# reviewed pointers (on any of their sources). An Application's spec.source
-# (most of an estate have that one source) is tested on its two fields,
-# through a function of their values that the Applications on one
-# repository and revision share; an Application with spec.sources or
-# spec.sourceHydrator through all its sources as well. (One with both
-# spec.source and spec.sources, which Argo CD reads as the latter, may be
-# read for the first: an object more is never a finding less.)
-related_app_keys := (named_app_keys | {[ns, name] |
+# reviewed pointers (on any of their sources): by spec.source (most of an
+# estate have that one source) in source_app_keys, by spec.sources and
+# spec.sourceHydrator in multi_source_app_keys. (One with both spec.source
+# and spec.sources, which Argo CD reads as the latter, may be read for the
+# first: an object more is never a finding less.)
+related_app_keys := (named_app_keys | source_app_keys) | multi_source_app_keys
+
+# source_app_keys are the Applications whose spec.source is related: one
+# scan of the Applications, whose test depends on the review (decided once,
+# before the scan, by the comprehension whose condition holds). Not
+# narrowed, every revision may name a pointer: the repository decides.
+# Narrowed, a revision that holds none of the pointers' names (lower case)
+# can only name one when it is blank (HEAD) or no string (the model reads the
+# name "" in it): unless head or "" is among core_words (the default branch is
+# a pointer), only the revisions that hold a name are read by the model's
+# classification (source_related, a function of the two fields, which the
+# Applications on one repository and revision share); otherwise every source
+# is.
+source_app_keys := ({[ns, name] |
+	not narrowed
+	some ns, name
+	u := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source.repoURL
+	is_string(u)
+	lu := lower(u)
+	some n in needles
+	contains(lu, n)
+} | {[ns, name] |
+	narrowed
+	not blank_revision_core
+	some ns, name
+	src := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source
+	rev := object.get(src, "targetRevision", "")
+	is_string(rev)
+	lr := lower(rev)
+	some w in named_core_words
+	contains(lr, w)
+	source_related(object.get(src, "repoURL", null), rev)
+}) | {[ns, name] |
+	blank_revision_core
 	some ns, name
 	src := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source
 	is_object(src)
 	source_related(object.get(src, "repoURL", null), object.get(src, "targetRevision", ""))
-}) | {[ns, name] |
-	some field in ["sources", "sourceHydrator"]
+}
+
+# blank_revision_core says the pointers are narrowed and a blank revision or
+# one that is no string may name one of them.
+default blank_revision_core := false
+
+blank_revision_core if {
+	narrowed
+	some w in {"", "head"}
+	w in core_words
+}
+
+# named_core_words are the pointers' names (core_words but the empty one).
+named_core_words := core_words - {""}
+
+# multi_source_app_keys are the Applications with spec.sources or
+# spec.sourceHydrator that are related through any of their sources.
+multi_source_app_keys := {[ns, name] |
 	some ns, name
-	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec[field]
+	spec := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec
+	some field in ["sources", "sourceHydrator"]
+	spec[field]
 	app_mentions_repo([ns, "argoproj.io/v1alpha1", "Application", name])
 	on_core_pointer([ns, "argoproj.io/v1alpha1", "Application", name])
 }
