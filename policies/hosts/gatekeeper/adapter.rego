@@ -296,7 +296,7 @@ related := array.concat(
 # function call per object costs a memo entry keyed by its arguments, and
 # tens of allocations, for every Stage of every review.
 related_keys := {
-	"Stage": ((((touching.Stage | checking_out_default.Stage) | stages_running_related_tasks) | stages_running_reviewed_task) | stages_naming_generated),
+	"Stage": ((((touching.Stage | touching_or_checking_out.Stage) | stages_running_related_tasks) | stages_running_reviewed_task) | stages_naming_generated),
 	"PromotionTask": touching_tasks,
 	"ClusterPromotionTask": touching_cluster_tasks,
 	# ApplicationSets that may generate an Application the reviewed objects
@@ -312,11 +312,15 @@ related_keys := {
 # kind, whose spec's text (JSON, lower case) holds one of the keys of that
 # kind's patterns and matches one of its patterns. (Every object is read
 # once, its text built once; a rule, not a function of the kind, so that
-# nothing is passed per object.)
+# nothing is passed per object.) When the default branch is among the
+# pointers (checks_out_main), touching is empty and touching_or_checking_out
+# holds these and the Stages and tasks that mention a reviewed repository and
+# check out the default branch: one scan either way.
 touching := {kind: {at |
+	not checks_out_main
 	some ns, name
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name]
-	text := lower(json.marshal(object.get(obj, "spec", null)))
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name].spec
+	text := lower(json.marshal(spec))
 	some n, ps in patterns
 	contains(text, n)
 	some p in ps
@@ -326,24 +330,27 @@ touching := {kind: {at |
 	some [kind, patterns] in [["Stage", stage_patterns], ["PromotionTask", task_patterns]]
 }
 
-# checking_out_default are the same, by kind, that mention a reviewed
-# repository and check out the default branch, when it is among the
-# pointers (checks_out_main): empty otherwise.
-checking_out_default := {kind: {at |
+touching_or_checking_out := {kind: {at |
 	checks_out_main
 	some ns, name
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name]
-	text := lower(json.marshal(object.get(obj, "spec", null)))
-	some n in needles
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name].spec
+	text := lower(json.marshal(spec))
+	some n, ps in patterns
 	contains(text, n)
 	at := [ns, "kargo.akuity.io/v1alpha1", kind, name]
-	checks_out_default(at)
+	count({1 |
+		some p in ps
+		regex.match(p, text)
+	} | {2 |
+		n in needles
+		checks_out_default(at)
+	}) > 0
 } |
-	some kind in ["Stage", "PromotionTask"]
+	some [kind, patterns] in [["Stage", stage_patterns], ["PromotionTask", task_patterns]]
 }
 
 # touching_tasks are the places of the related inventory PromotionTasks.
-touching_tasks := touching.PromotionTask | checking_out_default.PromotionTask
+touching_tasks := touching.PromotionTask | touching_or_checking_out.PromotionTask
 
 # task_patterns map each needle (a reviewed repository, as text spells it)
 # to what a Stage's or task's text that holds it must match to touch one of
@@ -386,10 +393,8 @@ touches_task(at, _) if {
 stages_running_related_tasks := {at |
 	count(related_task_keys) > 0
 	some ns, name
-
-	# regal ignore:prefer-some-in-iteration
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
-	contains(lower(json.marshal(object.get(obj, "spec", null))), "\"task\":")
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name].spec
+	contains(lower(json.marshal(spec)), "\"task\":")
 	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
 	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
 	is_object(step.task)
@@ -412,10 +417,8 @@ stages_running_reviewed_task := {at |
 stages_naming_generated := {at |
 	review.kind == "ApplicationSet"
 	some ns, name
-
-	# regal ignore:prefer-some-in-iteration
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
-	text := lower(json.marshal(object.get(obj, "spec", null)))
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name].spec
+	text := lower(json.marshal(spec))
 	contains(text, generated_start)
 	names_generated(text)
 	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
@@ -425,8 +428,8 @@ stages_naming_generated := {at |
 # mentions a reviewed repository.
 mentioning(gv, kind) := {at |
 	some ns, name
-	obj := data.inventory.namespace[ns][gv][kind][name]
-	text := lower(json.marshal(object.get(obj, "spec", null)))
+	spec := data.inventory.namespace[ns][gv][kind][name].spec
+	text := lower(json.marshal(spec))
 	some n in needles
 	contains(text, n)
 	at := [ns, gv, kind, name]
@@ -561,7 +564,7 @@ named_app_keys := {[ns, name] |
 	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
 	some ns, name
 	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	lower(name) in reviewer_strings
+	reviewer_strings[lower(name)]
 }
 
 # named_generated lists the inventory ApplicationSets that may generate an
