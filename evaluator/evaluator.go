@@ -542,6 +542,7 @@ func inputTerms(objs []Object) ([]*ast.Term, error) {
 					ast.Item(ast.StringTerm("key"), ast.StringTerm(d.Key)),
 					ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(d.Line)),
 					ast.Item(ast.StringTerm("first"), ast.IntNumberTerm(d.First)),
+					ast.Item(ast.StringTerm("mapping"), ast.ArrayTerm(ast.IntNumberTerm(d.MappingLine), ast.IntNumberTerm(d.MappingColumn))),
 				))
 			}
 			items = append(items, ast.Item(ast.StringTerm("duplicateKeys"), ast.ArrayTerm(dups...)))

@@ -91,9 +91,10 @@ func moreRealWorldRows() []row {
 		wantStages(t, r, "shared-write-branch", all("kargo-demo", "acc", "hotfix-acc"), all("kargo-demo", "hotfix-prod", "prod"))
 	}
 	fuskovic := func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
-		// One vars entry of each of two Stages repeats name: and value:,
-		// reported once a key today.
-		wantStages(t, r, "duplicate-key", each("guestbook", "prod-useast", "prod-useast", "uat", "uat")...)
+		// One vars entry of each of two Stages repeats name: and value: (it
+		// lost its "- "): one mistake, one finding a Stage, naming both keys.
+		wantStages(t, r, "duplicate-key", each("guestbook", "prod-useast", "uat")...)
+		wantMessage(t, r, "duplicate-key", `repeats the keys "name", "value" in one mapping`)
 	}
 	davittorch := func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 		five := all("kargo-advanced", "dev", "staging", "prod-east", "prod-west", "prod-central")
