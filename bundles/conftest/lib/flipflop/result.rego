@@ -4,8 +4,17 @@
 #   The one way findings are built. A rule passes `rego.metadata.chain()` and what it
 #   found; id, severity, title and remediation come from the rule's METADATA, so they
 #   are never copied into rule bodies.
+#
+#   Severity follows certainty. A rule whose findings say what a Kargo version does
+#   (a field or a step config that version rejects) names in `custom.severity_assumed`
+#   the severity of its findings when they rest only on the version flipflop assumed
+#   (the run named none, and no cluster said): `custom.severity` is then the severity
+#   when the version is named (--kargo-version, kargoVersion, the cluster's
+#   controller), and the message says the version was assumed. See docs/model.md,
+#   "Severity follows certainty".
 package lib.flipflop.result
 
+import data.lib.flipflop.config
 import data.lib.flipflop.model
 
 # fail builds a finding: rule metadata from chain, plus message, resources (refs,
@@ -15,10 +24,10 @@ import data.lib.flipflop.model
 fail(chain, message, resources, key, subject, details) := object.union(
 	{
 		"rule": meta.custom.id,
-		"severity": meta.custom.severity,
+		"severity": severity(meta),
 		"title": meta.title,
 		"remediation": meta.custom.remediation,
-		"message": message,
+		"message": said(meta, message),
 		"resources": resources,
 		"key": key,
 		"details": details,
@@ -27,6 +36,30 @@ fail(chain, message, resources, key, subject, details) := object.union(
 ) if {
 	meta := [entry.annotations | some entry in chain; entry.annotations.custom.id][0]
 }
+
+# rests_on_assumption holds for a rule whose findings are surer once the
+# Kargo version is named (custom.severity_assumed) when the run names none.
+rests_on_assumption(meta) if {
+	not config.kargo_explicit
+	is_string(meta.custom.severity_assumed)
+}
+
+# severity is a finding's severity: custom.severity_assumed when it rests on
+# the assumed version, else the rule's own.
+severity(meta) := meta.custom.severity_assumed if rests_on_assumption(meta)
+
+else := meta.custom.severity
+
+# said is a finding's message, saying, when the finding rests on the assumed
+# version and does not say so yet, that it does and why it is no more than
+# custom.severity_assumed.
+said(meta, message) := concat("", [message, sprintf(
+	" flipflop assumed the newest Kargo it models, so this is a %s; if you run an older one, say so with --kargo-version (then it is an %s if it holds there).",
+	[meta.custom.severity_assumed, meta.custom.severity],
+)]) if {
+	rests_on_assumption(meta)
+	not contains(message, "flipflop assumed the newest Kargo")
+} else := message
 
 # about is the envelope every finding carries for tools to join on, naming
 # things by their ids in the model view (lib.flipflop.view): the pointer (key,
