@@ -240,6 +240,51 @@ func moreRealWorldRows() []row {
 		{name: "davittorch v0.8.0 --repo-root", paths: []string{"davittorch__bluebird-kargo"}, kargo: "v0.8.0",
 			repoRoots: []string{"davittorch__bluebird-kargo"},
 			errors:    []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"}, check: davittorch},
+		// All five Stages fail every promotion: argocd-update's
+		// desiredCommitFromStep (gone in v1.3) is an error since the version
+		// is named. The README's invalid-step-config errors (git-commit
+		// messageFromSteps ×5, kustomize-set-image images[] with neither tag
+		// nor digest ×5) wait for issue 43's branch: the images[] oneOf is its
+		// schema work, and invalid-step-config's severity_assumed is a line of
+		// its METADATA; today the five git-commit findings are warnings.
+		{name: "nitin4613 v1.9.0", paths: []string{"nitin4613__se-demo-akuity"}, kargo: "v1.9.0",
+			errors:   times("unsupported-field", 5),
+			warnings: []string{"shared-write-branch", "invalid-step-config"}, absent: []string{"shared-branch-contradiction"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				nitin := each("guestbook", "dev", "prod-eu", "prod-us-east", "prod-us-west", "staging")
+				wantStages(t, r, "unsupported-field", nitin...)
+				wantMessage(t, r, "unsupported-field", "desiredCommitFromStep", "it was removed in v1.3.0")
+				var commits [][]string
+				for _, f := range findingsOf(r, "invalid-step-config") {
+					if f.Details["uses"] == "git-commit" && strings.Contains(f.Message, "messageFromSteps is not a key it allows") {
+						commits = append(commits, stageKeys(f))
+					}
+				}
+				slices.SortFunc(commits, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+				if !slices.EqualFunc(commits, nitin, slices.Equal) {
+					t.Errorf("git-commit messageFromSteps reported on %v, want %v", commits, nitin)
+				}
+			}},
+		// Without a version the same failures rest on the assumed newest: warnings that say so.
+		{name: "nitin4613", paths: []string{"nitin4613__se-demo-akuity"},
+			warnings: []string{"shared-write-branch", "invalid-step-config", "unsupported-field"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				wantMessage(t, r, "unsupported-field", "flipflop assumed the newest Kargo it models, so this is a warning")
+			}},
+		// On v1.2 desiredCommitFromStep pins, and the five Stages contradict
+		// one another on main: right there.
+		{name: "nitin4613 v1.2.0", paths: []string{"nitin4613__se-demo-akuity"}, kargo: "v1.2.0",
+			errors: []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"}},
+		// dev fails at git-commit (messageFromSteps, gone in v1.5: an error
+		// once issue 43's branch gives invalid-step-config its severity_assumed),
+		// staging and prod are written with promotionMechanisms, which v1.x
+		// drops: no Stage can promote, and none pushes.
+		{name: "alkon v1.6.0", paths: []string{"alkon__final-project-devops-repo"}, kargo: "v1.6.0",
+			errors: times("unsupported-field", 2), warnings: []string{"invalid-step-config"}, absent: []string{"shared-write-branch"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				wantStages(t, r, "unsupported-field", each("flask-app", "prod", "staging")...)
+				wantStages(t, r, "invalid-step-config", []string{"flask-app-ns/dev"})
+			}},
 		{name: "rewyekha at-c7c4320 v1.5.0", paths: []string{"rewyekha__microservice-helmcharts/at-c7c4320"}, kargo: "v1.5.0",
 			warnings:    []string{"unknown-promotion-task"},
 			inputErrors: []inputError{{"service-charts/Chart.yaml", "file://service-charts/catalogue"}},
