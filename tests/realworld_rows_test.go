@@ -285,6 +285,14 @@ func moreRealWorldRows() []row {
 				wantStages(t, r, "unsupported-field", each("flask-app", "prod", "staging")...)
 				wantStages(t, r, "invalid-step-config", []string{"flask-app-ns/dev"})
 			}},
+		// Without a version the two promotionMechanisms Stages are read as
+		// Kargo v0.8 reads them, and push one branch: the finding says so.
+		{name: "alkon", paths: []string{"alkon__final-project-devops-repo"},
+			warnings: []string{"invalid-step-config", "shared-write-branch"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				wantStages(t, r, "shared-write-branch", all("flask-app", "prod", "staging"))
+				wantMessage(t, r, "shared-write-branch", "are written with spec.promotionMechanisms, so flipflop read them as Kargo v0.8 does, not as Kargo v1.")
+			}},
 		{name: "rewyekha at-c7c4320 v1.5.0", paths: []string{"rewyekha__microservice-helmcharts/at-c7c4320"}, kargo: "v1.5.0",
 			warnings:    []string{"unknown-promotion-task"},
 			inputErrors: []inputError{{"service-charts/Chart.yaml", "file://service-charts/catalogue"}},

@@ -56,6 +56,17 @@ read if not config.kargo_explicit
 
 read if not config.kargo_at_least([1, 0])
 
+# dated lists the keys of the Stages read as Kargo v0.8 reads them while the
+# run follows another version: it named none, so the files date these Stages
+# (they are written with promotionMechanisms) and the rest of the estate is
+# read as the newest release, on which the field is dropped. A finding about
+# one says so (lib.flipflop.result).
+dated contains s.key if {
+	not config.kargo_explicit
+	some s in stages.records
+	count(s.legacy) > 0
+}
+
 namespace(entry) := ns if {
 	ns := objects.string_at(entry, ["appNamespace"])
 	ns != ""

@@ -12,9 +12,14 @@
 #   when the version is named (--kargo-version, kargoVersion, the cluster's
 #   controller), and the message says the version was assumed. See docs/model.md,
 #   "Severity follows certainty".
+#
+#   A finding about a Stage read as another Kargo version than the one in force
+#   (a Stage written with promotionMechanisms, read as Kargo v0.8 reads it when the
+#   run names no version: lib.flipflop.legacy.dated) says so.
 package lib.flipflop.result
 
 import data.lib.flipflop.config
+import data.lib.flipflop.legacy
 import data.lib.flipflop.model
 
 # fail builds a finding: rule metadata from chain, plus message, resources (refs,
@@ -27,7 +32,7 @@ fail(chain, message, resources, key, subject, details) := object.union(
 		"severity": severity(meta),
 		"title": meta.title,
 		"remediation": meta.custom.remediation,
-		"message": said(meta, message),
+		"message": concat("", [said(meta, message), dated_note(subject)]),
 		"resources": resources,
 		"key": key,
 		"details": details,
@@ -60,6 +65,31 @@ said(meta, message) := concat("", [message, sprintf(
 	rests_on_assumption(meta)
 	not contains(message, "flipflop assumed the newest Kargo")
 } else := message
+
+# dated_note says which of the finding's Stages were read as Kargo v0.8 reads
+# them, not as the version the run follows ("" for none).
+dated_note(subject) := sprintf(
+	concat(" ", [
+		" %s %s %s written with spec.promotionMechanisms, so flipflop read %s as Kargo v0.8 does, not as Kargo %s, which it assumed for the run",
+		"(from v1.0 on the API server drops the field and the Stage promotes nothing); name the Kargo version you run with --kargo-version.",
+	]),
+	[stage_word(dated), names(dated), verb(dated), pronoun(dated), config.kargo_text],
+) if {
+	dated := [k | some k in subject.stages; k in legacy.dated]
+	count(dated) > 0
+} else := ""
+
+stage_word(keys) := "Stage" if count(keys) == 1
+
+else := "Stages"
+
+verb(keys) := "is" if count(keys) == 1
+
+else := "are"
+
+pronoun(keys) := "it" if count(keys) == 1
+
+else := "them"
 
 # about is the envelope every finding carries for tools to join on, naming
 # things by their ids in the model view (lib.flipflop.view): the pointer (key,
