@@ -1,6 +1,9 @@
-# Rule documentation: docs/rules/<id>.md, docs/rules/README.md and the generated
-# regions of README.md, rendered from the rules' METADATA and samples
-# (internal/docs). The Go test in internal/docs fails when they drift.
+# Generated documentation: docs/rules/<id>.md, docs/rules/README.md and the
+# generated regions of README.md and docs/usage.md, rendered from the rules'
+# METADATA and samples (internal/docs); the command reference
+# docs/reference/flipflop*.md and the man pages docs/man/*.1, rendered from the
+# command tree with cobra/doc (internal/clidoc). The Go tests in internal/docs
+# and internal/clidoc fail when they drift.
 
 # This file is included before the Makefile's first target: keep `all` the default.
 ifeq ($(.DEFAULT_GOAL),)
@@ -9,10 +12,10 @@ endif
 
 .PHONY: docs check-docs step-schemas
 
-docs: ## regenerate docs/rules/ and the generated regions of README.md from the rules' METADATA
+docs: ## regenerate docs/rules/, README.md's generated regions (rules' METADATA), docs/reference/ and docs/man/ (command tree)
 	go run ./hack/gendocs
 
-check-docs: ## fail when docs/rules/ or README.md's generated regions drift from the rules' METADATA
+check-docs: ## fail when docs/rules/, the generated regions, docs/reference/ or docs/man/ drift from what make docs writes
 	go run ./hack/gendocs -check
 
 step-schemas: ## regenerate policies/lib/flipflop/step_schemas.rego from Kargo's step config schemas (the release internal/upstream pins); internal/stepschema's test fails when it drifts

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -24,18 +25,23 @@ type checkFlags struct {
 	color   string
 	failOn  string
 	inputs  inputFlags
+	reports writeReportFlags
 }
 
-func newCheckFlags(name string) (*pflag.FlagSet, *checkFlags) {
-	f := &checkFlags{}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+// register registers the flags of check on fs.
+func (f *checkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(output.Formats()))
 	fs.StringVar(&f.color, "color", output.ColorAuto, "colour the text output: "+joinOr(output.ColorModes())+" (auto: when stdout is a terminal and NO_COLOR is unset)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above this severity: "+joinOr(failLevels))
 	fs.StringVar(&f.out, "out", "", "write the report to this file instead of standard output (a regular file, never written through a symbolic link)")
 	fs.StringVar(&f.summary, "summary", "", "also append the report as Markdown (what -o markdown prints) to this file: a GitHub job summary ($GITHUB_STEP_SUMMARY), a merge-request note (a regular file, never written through a symbolic link)")
+	setFlagGroup(fs, groupOutput, "output", "color", "fail-on", "out", "summary")
+	setFlagChoices(fs, "output", output.Formats()...)
+	setFlagChoices(fs, "color", output.ColorModes()...)
+	setFlagChoices(fs, "fail-on", failLevels...)
+	setFlagFiles(fs, nil, "out", "summary")
 	f.inputs.registerAll(fs)
-	return fs, f
+	f.reports.register(fs)
 }
 
 func (f *checkFlags) validateOutput() error {
@@ -51,21 +57,45 @@ func (f *checkFlags) validateOutput() error {
 	return nil
 }
 
-func runCheck(ctx context.Context, args []string, stdio IO) error {
-	fs, f := newCheckFlags("check")
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: flipflop check [flags] [PATH...]\n\nChecks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),\nstandard input (-) and, with --cluster, a live cluster. Paths matched by --exclude, by exclude:\nin .flipflop.yaml or by a .flipflopignore file (.gitignore syntax) are not read.\n\n%s\nExit codes: 0 clean; 1 findings at or above --fail-on; 2 a usage error, an input that could not\nbe read, or no Kargo Stage and no Argo CD Application among the inputs (unless --allow-empty).\n\nFlags:\n%s", readHelp, fs.FlagUsages())
+const checkLong = `Checks Kargo and Argo CD manifests in files, directories (recursively: .yaml, .yml, .json),
+standard input (-) and, with --cluster, a live cluster. Paths matched by --exclude, by exclude:
+in .flipflop.yaml or by a .flipflopignore file (.gitignore syntax) are not read.
+
+` + readHelp + `
+Exit codes: 0 clean; 1 findings at or above --fail-on; 2 a usage error, an input that could not
+be read, or no Kargo Stage and no Argo CD Application among the inputs (unless --allow-empty).`
+
+func newCheckCommand(stdio IO) *cobra.Command {
+	f := &checkFlags{}
+	cmd := &cobra.Command{
+		Use:   "check [flags] [PATH...]",
+		Short: "Check manifests (files, directories, - for stdin) and, with --cluster, a live cluster",
+		Long:  checkLong,
+		Example: examples(
+			"flipflop check gitops/ # a repository's manifests, charts and kustomizations rendered",
+			"flipflop check --cluster # a live cluster (get and list only)",
+			"flipflop check --cluster gitops/ # the repository's copies win over the cluster's",
+			"kubectl get stages,applications -A -o yaml | flipflop check - # standard input",
+			"flipflop check -o sarif --out flipflop.sarif gitops/ # for code scanning",
+		),
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runCheck(cmd.Context(), cmd.Flags(), f, paths, stdio)
+		},
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	paths := fs.Args()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func runCheck(ctx context.Context, fs *pflag.FlagSet, f *checkFlags, paths []string, stdio IO) error {
 	// The configuration file gives the flags the command line does not.
 	if err := f.inputs.configure(); err != nil {
 		return err
 	}
 	if err := f.validateOutput(); err != nil {
+		return err
+	}
+	if err := f.reports.validate(&f.inputs, paths); err != nil {
 		return err
 	}
 	in, err := f.inputs.prepare(ctx, paths, stdio)
@@ -74,6 +104,9 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 	}
 	ev := in.ev
 	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String(), FailOn: f.failOn}
+	if err := f.reports.outputOptions(f.output, in, &opts); err != nil {
+		return err
+	}
 	var report *evaluator.Report
 	if f.output == "markdown" || f.summary != "" {
 		// The pictures and the ways out need the model and a fix plan.
@@ -106,6 +139,9 @@ func runCheck(ctx context.Context, args []string, stdio IO) error {
 		if err := appendSummary(f.summary, report, opts); err != nil {
 			return err
 		}
+	}
+	if err := f.reports.writeReports(ctx, &f.inputs.cluster, report, opts, stdio); err != nil {
+		return err
 	}
 	return verdict(report, f.failOn)
 }

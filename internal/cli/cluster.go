@@ -46,6 +46,8 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.timeout, "request-timeout", 30*time.Second, "time limit of each request to the API server (0: none)")
 	fs.Int64Var(&c.chunkSize, "chunk-size", cluster.DefaultChunkSize, "objects per list request (pages are read until the end; 0: one request)")
 	fs.Int64Var(&c.maxResponse, "max-response-size", cluster.DefaultMaxResponseBytes, "largest response of the API server read, in bytes after decompression; a longer one is reported as an error (lower --chunk-size for smaller pages)")
+	setFlagGroup(fs, groupCluster, "cluster", "kubeconfig", "context", "namespace", "all-namespaces", "request-timeout", "chunk-size", "max-response-size")
+	setFlagFiles(fs, nil, "kubeconfig")
 }
 
 func (c *clusterFlags) enabled() bool { return c.on }
@@ -159,13 +161,4 @@ func programName() string {
 		return "kubectl " + strings.ReplaceAll(strings.TrimPrefix(base, "kubectl-"), "_", "-")
 	}
 	return "flipflop"
-}
-
-// usageText is the top-level usage with the program name as invoked.
-func usageText() string {
-	name := programName()
-	if name == "flipflop" {
-		return usage
-	}
-	return strings.ReplaceAll(usage, "flipflop ", name+" ")
 }

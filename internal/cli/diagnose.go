@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/internal/diagnose"
 )
@@ -16,16 +16,7 @@ type diagnoseFlags struct {
 	inputs inputFlags
 }
 
-func runDiagnose(ctx context.Context, args []string, stdio IO) error {
-	f := &diagnoseFlags{}
-	fs := pflag.NewFlagSet("diagnose", pflag.ContinueOnError)
-	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(diagnose.Formats()))
-	f.inputs.registerAll(fs)
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, `Usage: %s diagnose --cluster [flags] [PATH...]
-
-Explains why Kargo Stages are Unhealthy with "does not match the desired revision":
+const diagnoseLong = `Explains why Kargo Stages are Unhealthy with "does not match the desired revision":
 reads the Stages' status (the last Promotion's health checks), the Applications'
 status.sync.revision(s) and flipflop's findings on the same objects, and says per
 Stage whether it is the shared-branch flip-flop (which Stages pin the pointer, the
@@ -34,23 +25,41 @@ Files (e.g. a 'kubectl get -o yaml' dump with status, or the repository's manife
 which win over the cluster's copies) can be given as well.
 
 Diagnosing files needs the live status in them:
-  %s
-  %s diagnose live.yaml
+  %[2]s
+  %[1]s diagnose live.yaml
 
 Exit codes:
   0  no Stage is Unhealthy because of a configuration contradiction
   1  a flip-flop (or a revision that can never match) diagnosed
   2  usage error, some input could not be read, no Kargo Stage and no Argo CD
      Application was found (unless --allow-empty), or no Stage in the files
-     given has a status (nothing to diagnose)
+     given has a status (nothing to diagnose)`
 
-Flags:
-%s`, programName(), liveDumpCommand, programName(), fs.FlagUsages())
+func newDiagnoseCommand(stdio IO) *cobra.Command {
+	f := &diagnoseFlags{}
+	cmd := &cobra.Command{
+		Use:   "diagnose --cluster [flags] [PATH...]",
+		Short: `Explain Stages that are Unhealthy with "does not match the desired revision"`,
+		Long:  fmt.Sprintf(diagnoseLong, programName(), liveDumpCommand),
+		Example: examples(
+			"flipflop diagnose --cluster",
+			"flipflop diagnose --cluster gitops/ # the repository's copies win over the cluster's",
+			"flipflop diagnose live.yaml # a dump with status (examples/live-status is one)",
+		),
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runDiagnose(cmd.Context(), f, paths, stdio)
+		},
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	paths := fs.Args()
+	fs := cmd.Flags()
+	fs.StringVarP(&f.output, "output", "o", "text", "output format: "+joinOr(diagnose.Formats()))
+	setFlagGroup(fs, groupOutput, "output")
+	setFlagChoices(fs, "output", diagnose.Formats()...)
+	f.inputs.registerAll(fs)
+	return cmd
+}
+
+func runDiagnose(ctx context.Context, f *diagnoseFlags, paths []string, stdio IO) error {
 	if !slices.Contains(diagnose.Formats(), f.output) {
 		return usagef("unknown output format %q (want %s)", f.output, joinOr(diagnose.Formats()))
 	}

@@ -23,8 +23,14 @@ const (
 // has already been printed.
 var ErrFindings = errors.New("findings at or above the failure threshold")
 
-// UsageError is a mistake in the command line.
-type UsageError struct{ Msg string }
+// UsageError is a mistake in the command line. ExitCode prints Msg (escaped:
+// it may quote what the user typed), then where to read the usage.
+type UsageError struct {
+	Msg string
+	// Help is the command line that prints the help of the command that
+	// failed ("flipflop check --help"); Run sets it. Empty: the top-level help.
+	Help string
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 
@@ -49,7 +55,11 @@ func ExitCode(err error, w io.Writer) int {
 	case errors.Is(err, ErrFindings):
 		return ExitFindings
 	case errors.As(err, &usage):
-		fmt.Fprintf(w, "flipflop: %s\nRun 'flipflop help' for usage.\n", safetext.Text(usage.Msg))
+		help := usage.Help
+		if help == "" {
+			help = programName() + " --help"
+		}
+		fmt.Fprintf(w, "flipflop: %s\nRun '%s' for usage.\n", safetext.Text(usage.Msg), safetext.Text(help))
 		return ExitIncomplete
 	case errors.As(err, &incomplete):
 		fmt.Fprintf(w, "flipflop: %s\n", incomplete)

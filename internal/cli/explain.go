@@ -7,18 +7,16 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/explain"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
+	"github.com/flipflop-dev/flipflop/internal/suggest"
 )
 
-const explainUsage = `Usage: %[1]s explain RULE
-       %[1]s explain [flags] [PATH... | --cluster]
-
-With a rule id (see '%[1]s rules'), prints the rule's documentation: what it
+const explainLong = `With a rule id (see '%[1]s rules'), prints the rule's documentation: what it
 catches, why it breaks (with the message Kargo reports), an example that fires and
 one that does not, the ways out and what each costs, how to waive it, references.
 
@@ -29,21 +27,35 @@ expects, what Argo CD then reports, and which Stage is Healthy after each
 promotion; then lists the other findings.
 
 Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
-the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).
+the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).`
 
-Flags:
-%[2]s`
-
-func runExplain(ctx context.Context, args []string, stdio IO) error {
+func newExplainCommand(stdio IO) *cobra.Command {
 	var inputs inputFlags
-	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
-	inputs.registerAll(fs)
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() { fmt.Fprintf(stdio.Err, explainUsage, programName(), fs.FlagUsages()) }
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "explain RULE | [flags] [PATH... | --cluster]",
+		Short: "Print a rule's documentation, or replay each shared-branch contradiction as a promotion timeline",
+		Long:  fmt.Sprintf(explainLong, programName()),
+		Example: examples(
+			"flipflop explain shared-branch-contradiction # why it breaks, the ways out, how to waive it",
+			"flipflop explain gitops/ # your estate's contradictions, promotion by promotion",
+			"flipflop explain --cluster",
+		),
+		Args: cobra.ArbitraryArgs,
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return completeRuleIDs(cmd, args, toComplete)
+			}
+			return nil, cobra.ShellCompDirectiveDefault
+		},
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runExplain(cmd.Context(), &inputs, paths, stdio)
+		},
 	}
-	paths := fs.Args()
+	inputs.registerAll(cmd.Flags())
+	return cmd
+}
+
+func runExplain(ctx context.Context, inputs *inputFlags, paths []string, stdio IO) error {
 	if len(paths) == 1 && !inputs.cluster.enabled() {
 		if done, err := explainRule(ctx, paths[0], stdio.Out); done || err != nil {
 			return err
@@ -92,7 +104,11 @@ func explainRule(ctx context.Context, arg string, w io.Writer) (done bool, err e
 		ids = append(ids, r.ID)
 	}
 	if !strings.ContainsAny(arg, `/\.`) {
-		return true, usagef("%q is neither a rule nor a file (rules: %s)", arg, strings.Join(ids, ", "))
+		hint := suggest.DidYouMean(arg, ids)
+		if hint == "" {
+			hint = fmt.Sprintf(" ('%s rules' lists them)", programName())
+		}
+		return true, usagef("%q is neither a rule nor a file%s", arg, hint)
 	}
 	return false, nil
 }

@@ -3,12 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
@@ -16,10 +15,9 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
-const exportUsage = `Usage: flipflop export conftest|gatekeeper|bundle|all DIR|-
-       flipflop export bundle FILE.tar.gz
+var exportTargets = []string{"conftest", "gatekeeper", "bundle", "all"}
 
-Writes flipflop's policies, as embedded in this binary, for another host:
+const exportLong = `Writes flipflop's policies, as embedded in this binary, for another host:
   conftest    the policy folder for: conftest test --combine -p DIR <manifests>
   gatekeeper  ConstraintTemplates, SyncSet, Config snippet, a constraint (warn) per rule under
               constraints/, one for every rule in admission/constraint.yaml, samples, gator suites;
@@ -31,20 +29,42 @@ Writes flipflop's policies, as embedded in this binary, for another host:
   bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings;
               DIR/flipflop.tar.gz, or the file itself when the target ends in .tar.gz or .tgz
   all         conftest/, gatekeeper/ and flipflop.tar.gz under DIR (what make bundles writes to bundles/)
-`
 
-func runExport(ctx context.Context, args []string, stdio IO) error {
-	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() { fmt.Fprint(stdio.Err, exportUsage) }
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+Exit codes: 0 written; 2 a usage error or a file that could not be written.`
+
+func newExportCommand(stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:                   "export conftest|gatekeeper|bundle|all DIR|-",
+		Short:                 "Write the policies for conftest, Gatekeeper or as an OPA bundle",
+		DisableFlagsInUseLine: true,
+		Long:                  exportLong,
+		Example: examples(
+			"flipflop export conftest policy/",
+			"flipflop export gatekeeper - | kubectl apply -f - # apply it again once the templates are created",
+			"flipflop export bundle flipflop.tar.gz",
+		),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("export needs a target (%s) and a directory (or -)", joinOr(exportTargets))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			switch len(args) {
+			case 0:
+				return exportTargets, cobra.ShellCompDirectiveNoFileComp
+			case 1:
+				return nil, cobra.ShellCompDirectiveDefault // a directory, or bundle's file
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExport(cmd.Context(), args[0], args[1], stdio)
+		},
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return usagef("export needs a target and a directory (or -)")
-	}
-	what, dir := fs.Arg(0), fs.Arg(1)
+}
+
+func runExport(ctx context.Context, what, dir string, stdio IO) error {
 	files, stream, err := exportFiles(ctx, what)
 	if err != nil {
 		return err
@@ -115,7 +135,7 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 		all["flipflop.tar.gz"] = b
 		return all, nil, nil
 	}
-	return nil, nil, usagef("unknown export target %q (want conftest, gatekeeper, bundle or all)", what)
+	return nil, nil, usagef("unknown export target %q (want %s)", what, joinOr(exportTargets))
 }
 
 // applyStream joins the SyncSet, templates and constraints for kubectl apply.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
@@ -18,10 +19,6 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
-
-// errNothingToFix: no finding fix handles, or none the chosen way applies to
-// (exit 1; the reason has been printed).
-var errNothingToFix = fmt.Errorf("nothing to fix: %w", ErrFindings)
 
 var fixFormats = []string{"diff", "yaml"}
 
@@ -33,10 +30,8 @@ func fixWays() []string {
 	return out
 }
 
-const fixHelp = `Usage: flipflop fix [flags] PATH...
-
-Previews the ways out of the findings of
-  %s
+const fixLong = `Previews the ways out of the findings of
+  ` + fixableRules + `
 as changes to the files that were read. Without --way it lists, per finding, the ways
 that apply, each with its trade-off and the command that previews it. With --way it
 prints the change for every finding that way applies to: a unified diff whose paths are
@@ -46,44 +41,70 @@ or with -o yaml the patched documents. Notes and warnings go to standard error.
 To apply the change, either let fix write the files (only files under the PATHs given;
 it prints the diff, then checks the PATHs again and prints the result):
 
-  flipflop fix --way WAY --apply PATH...
+  %[1]s fix --way WAY --apply PATH...
 
 or apply the diff with git at the top of the work tree (git apply run in a subdirectory
 skips the files outside it; fix says so when that would happen):
 
-  flipflop fix --way WAY PATH... | git -C "$(git rev-parse --show-toplevel)" apply
+  %[1]s fix --way WAY PATH... | git -C "$(git rev-parse --show-toplevel)" apply
 
-Exit codes: 0 a preview was printed (with --apply: written, and the check after it is
-clean at error level), 1 nothing to fix (with --apply: errors remain after the change),
-2 a usage error, an input that could not be read, no Kargo Stage and no Argo CD
-Application among the inputs, or a file that could not be written.
+Exit codes:
+  0  a preview was printed (with --apply: written, and the check after it has no finding
+     at or above --fail-on); or there is nothing to fix (fix says so) and no finding at or
+     above --fail-on
+  1  fix changes nothing (nothing to fix, no way out applies, or the chosen way applies to
+     none of the findings) and findings at or above --fail-on remain; with --apply, findings
+     at or above --fail-on remain after the change
+  2  a usage error, an input that could not be read, no Kargo Stage and no Argo CD
+     Application among the inputs, or a file that could not be written`
 
-Flags:
-%s`
+// fixFlags are the flags of flipflop fix.
+type fixFlags struct {
+	way, format, failOn string
+	apply               bool
+	in                  inputFlags
+}
 
-func runFix(ctx context.Context, args []string, stdio IO) error {
-	fs := pflag.NewFlagSet("fix", pflag.ContinueOnError)
-	fs.SetOutput(stdio.Err)
-	var way, format string
-	var apply bool
-	var in inputFlags
-	fs.StringVar(&way, "way", "", "the way out to preview: "+joinOr(fixWays())+" (default: list the ways that apply)")
-	fs.StringVarP(&format, "output", "o", "diff", "with --way: "+joinOr(fixFormats)+" (a unified diff for git apply, or the patched documents)")
-	fs.BoolVar(&apply, "apply", false, "with --way: write the change to the files (only files under the PATHs given), print the diff, then check the PATHs again and print the result")
-	in.register(fs)
-	fs.Usage = func() {
-		rules, _ := evaluator.BundleRules()
-		fmt.Fprintf(stdio.Err, fixHelp, joinOr(fix.Rules(rules)), fs.FlagUsages())
+func newFixCommand(stdio IO) *cobra.Command {
+	f := &fixFlags{}
+	cmd := &cobra.Command{
+		Use:   "fix [flags] PATH...",
+		Short: "Preview the ways out of the findings as a patch (--way W --apply writes it)",
+		Long:  fmt.Sprintf(fixLong, programName()),
+		Example: examples(
+			"flipflop fix gitops/ # the ways out of each finding, with their trade-offs",
+			"flipflop fix --way stage-branches gitops/ # the change, as a diff",
+			"flipflop fix --way stage-branches --apply gitops/ # write it, then check again",
+		),
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runFix(cmd.Context(), cmd.Flags(), f, paths, stdio)
+		},
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	paths := fs.Args()
+	fs := cmd.Flags()
+	fs.StringVar(&f.way, "way", "", "the way out to preview: "+joinOr(fixWays())+" (default: list the ways that apply)")
+	fs.BoolVar(&f.apply, "apply", false, "with --way: write the change to the files (only files under the PATHs given), print the diff, then check the PATHs again and print the result")
+	fs.StringVarP(&f.format, "output", "o", "diff", "with --way: "+joinOr(fixFormats)+" (a unified diff for git apply, or the patched documents)")
+	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 when findings at or above this severity remain: after --apply, or when there is nothing fix can change: "+joinOr(failLevels))
+	setFlagGroup(fs, groupFix, "way", "apply")
+	setFlagGroup(fs, groupOutput, "output", "fail-on")
+	setFlagChoices(fs, "way", fixWays()...)
+	setFlagChoices(fs, "output", fixFormats...)
+	setFlagChoices(fs, "fail-on", failLevels...)
+	f.in.register(fs)
+	return cmd
+}
+
+func runFix(ctx context.Context, fs *pflag.FlagSet, f *fixFlags, paths []string, stdio IO) error {
+	way, format, apply, in := f.way, f.format, f.apply, &f.in
 	if way != "" && !slices.Contains(fixWays(), way) {
 		return usagef("unknown --way %q (want %s)", way, joinOr(fixWays()))
 	}
 	if !slices.Contains(fixFormats, format) {
 		return usagef("unknown output format %q for fix (want %s)", format, joinOr(fixFormats))
+	}
+	if !slices.Contains(failLevels, f.failOn) {
+		return usagef("unknown --fail-on level %q (want %s)", f.failOn, joinOr(failLevels))
 	}
 	if slices.Contains(paths, "-") {
 		return usagef("fix patches files: standard input (-) cannot be used with fix")
@@ -112,16 +133,29 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	if len(plan.Proposals) == 0 {
-		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix: no finding of %s\n", joinOr(fix.Rules(l.ev.Rules())))
-		return errNothingToFix
+		// Nothing to fix is the result, not an error: said where the
+		// listing or the diff would be.
+		msg := fmt.Sprintf("nothing to fix: no finding of %s%s\n", joinOr(fix.Rules(l.ev.Rules())), remaining(report, f.failOn))
+		w := stdio.Out
+		if way != "" {
+			w, msg = stdio.Err, "flipflop: "+msg // standard output stays a diff (empty)
+		}
+		if _, err := io.WriteString(w, msg); err != nil {
+			return err
+		}
+		return verdict(report, f.failOn)
 	}
 	if way == "" {
 		var listing strings.Builder
-		err := listWays(&listing, stdio.Err, plan, previewCommand(fs, paths, nil))
+		offered := listWays(&listing, plan, previewCommand(fs, paths, nil))
 		if _, werr := io.WriteString(stdio.Out, safetext.Lines(listing.String())); werr != nil {
 			return werr
 		}
-		return err
+		if offered == 0 {
+			fmt.Fprintf(stdio.Err, "flipflop: no way out can be previewed for these findings%s\n", remaining(report, f.failOn))
+			return verdict(report, f.failOn)
+		}
+		return nil
 	}
 	patch, err := plan.Patch(fix.Way(way))
 	if err != nil {
@@ -131,8 +165,8 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(stdio.Err, "flipflop: %s does not apply to %s\n", way, safetext.Text(s))
 	}
 	if patch.Empty() {
-		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix with --way %s\n", way)
-		return errNothingToFix
+		fmt.Fprintf(stdio.Err, "flipflop: nothing to fix with --way %s%s\n", way, remaining(report, f.failOn))
+		return verdict(report, f.failOn)
 	}
 	for _, n := range patch.Notes {
 		fmt.Fprint(stdio.Err, safetext.Lines("note: "+strings.ReplaceAll(n, "\n", "\n      ")+"\n"))
@@ -153,7 +187,24 @@ func runFix(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	fmt.Fprintf(stdio.Err, "%s: wrote %s: %s\n", programName(), nounCount(len(written), "file"), safetext.Text(strings.Join(written, ", ")))
-	return recheck(ctx, &in, l.ev, paths, stdio)
+	return recheck(ctx, in, l.ev, paths, f.failOn, stdio)
+}
+
+// remaining says, after what fix could not change, how many findings at or
+// above failOn remain ("" when none: the exit code is then 0).
+func remaining(report *evaluator.Report, failOn string) string {
+	if failOn == "never" {
+		return ""
+	}
+	n := report.Count(failOn)
+	if n == 0 {
+		return ""
+	}
+	verb := "remain"
+	if n == 1 {
+		verb = "remains"
+	}
+	return fmt.Sprintf("; %s at or above %s %s ('%s check' lists them)", nounCount(n, "finding"), failOn, verb, programName())
 }
 
 // applyNote tells the user, when the diff's paths start above the working
@@ -184,9 +235,9 @@ func applyNote(w io.Writer, patch *fix.Patch) {
 }
 
 // recheck checks paths again after fix --apply and prints the text report:
-// the exit code is check's (0 clean, 1 findings at or above error, 2 input
+// the exit code is check's (0 clean, 1 findings at or above failOn, 2 input
 // errors).
-func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths []string, stdio IO) error {
+func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths []string, failOn string, stdio IO) error {
 	r, err := in.load(ctx, paths, stdio)
 	if err != nil {
 		return err
@@ -201,15 +252,15 @@ func recheck(ctx context.Context, in *inputFlags, ev *evaluator.Evaluator, paths
 	report.Excluded = r.Excluded
 	report.Summary.Skipped = r.Skipped
 	fmt.Fprintf(stdio.Out, "\n%s check after the change:\n\n", programName())
-	if err := output.Write(stdio.Out, "text", report, output.Options{Rules: ev.Rules(), Color: output.ColorAuto, Version: version.String()}); err != nil {
+	if err := output.Write(stdio.Out, "text", report, output.Options{Rules: ev.Rules(), Color: output.ColorAuto, Version: version.String(), FailOn: failOn}); err != nil {
 		return err
 	}
-	return verdict(report, "error")
+	return verdict(report, failOn)
 }
 
 // listWays prints, per finding, the ways that apply with their trade-off and
-// the command that previews each.
-func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string) error {
+// the command that previews each, and returns how many ways it offered.
+func listWays(out io.Writer, plan *fix.Plan, command func(fix.Way) string) int {
 	offered := 0
 	for i, p := range plan.Proposals {
 		f := p.Finding
@@ -245,12 +296,10 @@ func listWays(out, errw io.Writer, plan *fix.Plan, command func(fix.Way) string)
 			fmt.Fprintf(out, "  not offered: %s: %s\n", o.Way, o.Reason)
 		}
 	}
-	if offered == 0 {
-		fmt.Fprintln(errw, "flipflop: no way out can be previewed for these findings")
-		return errNothingToFix
+	if offered > 0 {
+		fmt.Fprintf(out, "\nEach command prints the change as a diff; add --apply to write it to the files and check again.\n")
 	}
-	fmt.Fprintf(out, "\nEach command prints the change as a diff; add --apply to write it to the files and check again.\n")
-	return nil
+	return offered
 }
 
 // previewCommand returns the command line that previews a way: flipflop fix

@@ -17,7 +17,10 @@ func TestFixExitCodes(t *testing.T) {
 		{"list", []string{"fix", "../../examples/contradiction"}, ExitOK},
 		{"diff", []string{"fix", "--way", "stage-branches", "../../examples/contradiction"}, ExitOK},
 		{"yaml", []string{"fix", "--way", "no-desired-revision", "-o", "yaml", "../../examples/contradiction"}, ExitOK},
-		{"nothing to fix", []string{"fix", "../../examples/fix-stage-branches"}, ExitFindings},
+		{"nothing to fix", []string{"fix", "../../examples/fix-stage-branches"}, ExitOK},
+		{"nothing to fix, errors remain", []string{"fix", "../../policies/rules/duplicate_object/samples/fires/same-file-no-namespace"}, ExitFindings},
+		{"nothing to fix, errors remain, fail-on never", []string{"fix", "--fail-on", "never", "../../policies/rules/duplicate_object/samples/fires/same-file-no-namespace"}, ExitOK},
+		{"unknown fail-on", []string{"fix", "--fail-on", "sometimes", "../../examples/contradiction"}, ExitIncomplete},
 		{"way applies to nothing", []string{"fix", "--way", "update-target-revision", "../../policies/rules/unreachable_desired_revision/samples/fires/literal-branch"}, ExitFindings},
 		{"no paths", []string{"fix"}, ExitIncomplete},
 		{"stdin", []string{"fix", "-"}, ExitIncomplete},
@@ -156,7 +159,7 @@ func TestFixApplyFromSubdirectory(t *testing.T) {
 		t.Fatal(err, string(b))
 	}
 	again, _, code := run(t, "", "fix", "..")
-	if code != ExitFindings || again != "" {
+	if code != ExitOK || !strings.HasPrefix(again, "nothing to fix: no finding of ") {
 		t.Errorf("after git apply at the top, fix still finds something (exit %d):\n%s", code, again)
 	}
 }

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/internal/graph"
 )
 
-const graphUsage = `Usage: %[1]s graph [flags] [PATH... | --cluster]
-
-Draws the estate as flipflop models it: Stages, the Applications they pin (edges
+const graphLong = `Draws the estate as flipflop models it: Stages, the Applications they pin (edges
 labelled with what the pin expects), the repository @ revision each Application
 tracks, and the branches the Stages push to (dashed). What an error finding is
 about is drawn in red.
@@ -22,24 +20,35 @@ about is drawn in red.
   -o svg       an SVG picture laid out by flipflop (no Graphviz): %[1]s graph -o svg PATH > estate.svg
 
 Exit codes: 0, or 2 on a usage error, when some input could not be read, or when
-the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).
+the inputs hold no Kargo Stage and no Argo CD Application (unless --allow-empty).`
 
-Flags:
-%[2]s`
-
-func runGraph(ctx context.Context, args []string, stdio IO) error {
+func newGraphCommand(stdio IO) *cobra.Command {
 	var inputs inputFlags
-	fs := pflag.NewFlagSet("graph", pflag.ContinueOnError)
-	format := fs.StringP("output", "o", "mermaid", "output format: "+joinOr(graph.Formats()))
-	inputs.registerAll(fs)
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() { fmt.Fprintf(stdio.Err, graphUsage, programName(), fs.FlagUsages()) }
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	var format string
+	cmd := &cobra.Command{
+		Use:   "graph [flags] [PATH... | --cluster]",
+		Short: "Draw Stages, Applications and branches (-o mermaid|dot|svg), contradictions in red",
+		Long:  fmt.Sprintf(graphLong, programName()),
+		Example: examples(
+			"flipflop graph gitops/ > estate.mmd",
+			"flipflop graph -o svg --cluster > estate.svg",
+		),
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runGraph(cmd.Context(), &inputs, format, paths, stdio)
+		},
 	}
-	paths := fs.Args()
-	if !slices.Contains(graph.Formats(), *format) {
-		return usagef("unknown output format %q (want %s)", *format, joinOr(graph.Formats()))
+	fs := cmd.Flags()
+	fs.StringVarP(&format, "output", "o", "mermaid", "output format: "+joinOr(graph.Formats()))
+	setFlagGroup(fs, groupOutput, "output")
+	setFlagChoices(fs, "output", graph.Formats()...)
+	inputs.registerAll(fs)
+	return cmd
+}
+
+func runGraph(ctx context.Context, inputs *inputFlags, format string, paths []string, stdio IO) error {
+	if !slices.Contains(graph.Formats(), format) {
+		return usagef("unknown output format %q (want %s)", format, joinOr(graph.Formats()))
 	}
 	in, err := inputs.prepare(ctx, paths, stdio)
 	if err != nil {
@@ -52,7 +61,7 @@ func runGraph(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.Write(stdio.Out, *format, graph.Build(model, report)); err != nil {
+	if err := graph.Write(stdio.Out, format, graph.Build(model, report)); err != nil {
 		return err
 	}
 	return loadErrors(in.errs, stdio.Err)

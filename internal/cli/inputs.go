@@ -107,6 +107,16 @@ func (in *inputFlags) registerFiles(fs *pflag.FlagSet, argocdNamespaceUsage stri
 	fs.StringArrayVar(&in.exclude, "exclude", nil, "a path not to read, as a .gitignore pattern relative to the working directory: a name at any depth (templates/), an anchored path (charts/**), * ? [..] ** (repeatable; also exclude: in "+DefaultWaiversFile+")")
 	fs.BoolVar(&in.noIgnoreFile, "no-ignore-file", false, "do not read "+loader.DefaultIgnoreFile+" files (default: each one excludes the paths its patterns match under its directory)")
 	fs.StringVar(&in.progressMode, "progress", progressAuto, "say on standard error what a long run does (reading, rendering 3/12: kustomize apps/prod, evaluating 10,000 objects): "+joinOr(progressModes)+" (auto: when standard error is a terminal, CI is unset and TERM is not dumb)")
+	setFlagGroup(fs, groupInput, "repo-root", "waivers", "no-waivers", "follow-symlinks", "max-file-size", "allow-empty", "exclude", "no-ignore-file")
+	setFlagGroup(fs, groupRules, "rule", "skip-rule", "severity")
+	setFlagGroup(fs, groupEstate, "default-branch", "argocd-namespace", "kargo-version")
+	setFlagGroup(fs, groupRendering, "read", "values", "set", "set-string", "release-name", "release-namespace", "render-timeout")
+	setFlagGroup(fs, groupOutput, "progress")
+	setFlagChoices(fs, "read", readModes...)
+	setFlagChoices(fs, "progress", progressModes...)
+	setFlagFiles(fs, []string{"yaml", "yml"}, "values", "waivers")
+	setFlagFiles(fs, nil, "exclude")
+	setFlagDirs(fs, "repo-root")
 }
 
 // registerAll registers the input flags and the flags of --cluster.

@@ -152,27 +152,27 @@ func TestExclude(t *testing.T) {
 	}
 }
 
-// The help of each command describes that command: fix has no cluster flags,
-// rules and version print usage for --help.
+// The help of each command describes that command, on standard output: fix
+// has no cluster flags, rules and version print usage for --help.
 func TestHelp(t *testing.T) {
-	_, stderr, code := run(t, "", "fix", "--help")
-	if code != ExitOK || strings.Contains(stderr, "--cluster") || strings.Contains(stderr, "--kubeconfig") || !strings.Contains(stderr, "--exclude") {
-		t.Errorf("fix --help (exit %d) lists flags fix refuses, or lacks --exclude:\n%s", code, stderr)
+	stdout, _, code := run(t, "", "fix", "--help")
+	if code != ExitOK || strings.Contains(stdout, "--cluster") || strings.Contains(stdout, "--kubeconfig") || !strings.Contains(stdout, "--exclude") {
+		t.Errorf("fix --help (exit %d) lists flags fix refuses, or lacks --exclude:\n%s", code, stdout)
 	}
 	for _, cmd := range []string{"check", "explain", "graph", "diagnose"} {
-		_, stderr, _ := run(t, "", cmd, "--help")
+		stdout, _, _ := run(t, "", cmd, "--help")
 		for _, want := range []string{"--cluster", "--exclude", "--allow-empty"} {
-			if !strings.Contains(stderr, want) {
+			if !strings.Contains(stdout, want) {
 				t.Errorf("%s --help lacks %s", cmd, want)
 			}
 		}
 	}
-	_, stderr, code = run(t, "", "rules", "--help")
-	if code != ExitOK || !strings.HasPrefix(stderr, "Usage: flipflop rules") {
-		t.Errorf("rules --help (exit %d):\n%s", code, stderr)
+	stdout, _, code = run(t, "", "rules", "--help")
+	if code != ExitOK || !strings.HasPrefix(stdout, "Usage: flipflop rules") {
+		t.Errorf("rules --help (exit %d):\n%s", code, stdout)
 	}
 	stdout, stderr, code := run(t, "", "version", "--help")
-	if code != ExitOK || stdout != "" || !strings.HasPrefix(stderr, "Usage: flipflop version") {
+	if code != ExitOK || stderr != "" || !strings.HasPrefix(stdout, "Usage: flipflop version") {
 		t.Errorf("version --help (exit %d) printed %q / %q", code, stdout, stderr)
 	}
 	stdout, _, code = run(t, "", "version")

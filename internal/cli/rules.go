@@ -6,30 +6,42 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/docs"
 )
 
-func runRules(ctx context.Context, args []string, stdio IO) error {
-	fs := pflag.NewFlagSet("rules", pflag.ContinueOnError)
-	fs.SetOutput(stdio.Err)
-	format := fs.StringP("output", "o", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintf(stdio.Err, "Usage: %s rules [-o text|json]\n\nLists the rules: id, severity and title (-o json: every field of their METADATA).\n'%[1]s explain RULE' prints a rule's documentation.\n\nFlags:\n%s", programName(), fs.FlagUsages())
+func newRulesCommand(stdio IO) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:                   "rules [-o text|json]",
+		Short:                 "List the rules",
+		DisableFlagsInUseLine: true,
+		Long: fmt.Sprintf(`Lists the rules: id, severity and title (-o json: every field of their METADATA).
+'%s explain RULE' prints a rule's documentation.`, programName()),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("rules takes no arguments (to read a rule's documentation: %s explain RULE)", programName())
+			}
+			return nil
+		},
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRules(cmd.Context(), format, stdio)
+		},
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("rules takes no arguments (to read a rule's documentation: %s explain RULE)", programName())
-	}
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text or json")
+	setFlagChoices(cmd.Flags(), "output", "text", "json")
+	return cmd
+}
+
+func runRules(ctx context.Context, format string, stdio IO) error {
 	ev, err := evaluator.New(ctx, evaluator.Settings{})
 	if err != nil {
 		return err
 	}
-	switch *format {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(stdio.Out)
 		enc.SetIndent("", "  ")
@@ -42,5 +54,5 @@ func runRules(ctx context.Context, args []string, stdio IO) error {
 		}
 		return tw.Flush()
 	}
-	return usagef("unknown output format %q (want text or json)", *format)
+	return usagef("unknown output format %q (want text or json)", format)
 }

@@ -6,30 +6,34 @@ import (
 	"text/tabwriter"
 
 	opaversion "github.com/open-policy-agent/opa/v1/version"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/internal/version"
 )
 
-const versionUsage = `Usage: %s version
-
-Prints flipflop's version, the commit it was built from and when, the Go
+func newVersionCommand(stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:                   "version",
+		Short:                 "Print the version, commit and build (also: --version)",
+		DisableFlagsInUseLine: true,
+		Long: fmt.Sprintf(`Prints flipflop's version, the commit it was built from and when, the Go
 release it was built with and the OPA release that evaluates its policies.
 A release binary carries its tag; 'go install ...@vX.Y.Z' the module version;
 a build from a Git checkout a pseudo-version with the commit.
-'%[1]s --version' prints the same on one line.
-`
+'%s --version' prints the same on one line.`, programName()),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("version takes no arguments")
+			}
+			return nil
+		},
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE:              func(*cobra.Command, []string) error { return runVersion(stdio) },
+	}
+}
 
-func runVersion(args []string, stdio IO) error {
-	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
-	fs.SetOutput(stdio.Err)
-	fs.Usage = func() { fmt.Fprintf(stdio.Err, versionUsage, programName()) }
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("version takes no arguments")
-	}
+// runVersion prints the version, commit, date and the Go and OPA releases.
+func runVersion(stdio IO) error {
 	info := version.Get()
 	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "flipflop\t%s\n", info.Version)
