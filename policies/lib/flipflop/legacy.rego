@@ -23,7 +23,7 @@ import data.lib.flipflop.stages
 # argocd-update app entry (stage, step, index, namespace, name).
 updates := [u |
 	read
-	some s in stages.records
+	some s in written
 	some i, entry in objects.array_at(s.legacy, ["argoCDAppUpdates"])
 	is_object(entry)
 	path := sprintf("/spec/promotionMechanisms/argoCDAppUpdates/%d", [i])
@@ -50,6 +50,13 @@ updates := [u |
 	}
 ]
 
+# written lists the Stages written with spec.promotionMechanisms: the one pass
+# over every Stage that the legacy readings start from.
+written := [s |
+	some s in stages.records
+	s.legacy != {}
+]
+
 # read: the model reads promotionMechanisms, as Kargo v0.8 and earlier do: unless
 # the run names a Kargo version from v1.0 on, which no longer has the field.
 read if not config.kargo_explicit
@@ -63,9 +70,10 @@ read if not config.kargo_at_least([1, 0])
 # one says so (lib.flipflop.result).
 dated contains s.key if {
 	not config.kargo_explicit
-	some s in stages.records
-	count(s.legacy) > 0
+	some s in written
 }
+
+any_dated if count(dated) > 0
 
 namespace(entry) := ns if {
 	ns := objects.string_at(entry, ["appNamespace"])

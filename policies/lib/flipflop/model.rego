@@ -346,7 +346,7 @@ push_writes := [w |
 
 legacy_writers := [w |
 	legacy.read
-	some s in stages.records
+	some s in legacy.written
 	some k, g in objects.array_at(s.legacy, ["gitRepoUpdates"])
 	is_object(g)
 	url := object.get(g, "repoURL", "")

@@ -32,7 +32,7 @@ fail(chain, message, resources, key, subject, details) := object.union(
 		"severity": severity(meta),
 		"title": meta.title,
 		"remediation": meta.custom.remediation,
-		"message": concat("", [said(meta, message), dated_note(subject)]),
+		"message": worded(meta, message, subject),
 		"resources": resources,
 		"key": key,
 		"details": details,
@@ -65,6 +65,13 @@ said(meta, message) := concat("", [message, sprintf(
 	rests_on_assumption(meta)
 	not contains(message, "flipflop assumed the newest Kargo")
 } else := message
+
+# worded is a finding's message as said, with dated_note when the run read a
+# Stage as another Kargo than the one in force (checked once, not per finding).
+worded(meta, message, subject) := said(meta, message) if {
+	not legacy.any_dated
+	is_object(subject)
+} else := concat("", [said(meta, message), dated_note(subject)])
 
 # dated_note says which of the finding's Stages were read as Kargo v0.8 reads
 # them, not as the version the run follows ("" for none).
