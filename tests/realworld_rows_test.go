@@ -240,16 +240,15 @@ func moreRealWorldRows() []row {
 		{name: "davittorch v0.8.0 --repo-root", paths: []string{"davittorch__bluebird-kargo"}, kargo: "v0.8.0",
 			repoRoots: []string{"davittorch__bluebird-kargo"},
 			errors:    []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"}, check: davittorch},
-		// All five Stages fail every promotion: argocd-update's
-		// desiredCommitFromStep (gone in v1.3) is an error since the version
-		// is named. The README's invalid-step-config errors (git-commit
-		// messageFromSteps ×5, kustomize-set-image images[] with neither tag
-		// nor digest ×5) wait for issue 43's branch: the images[] oneOf is its
-		// schema work, and invalid-step-config's severity_assumed is a line of
-		// its METADATA; today the five git-commit findings are warnings.
+		// All five Stages fail every promotion, errors since the version is
+		// named: argocd-update's desiredCommitFromStep (gone in v1.3) and
+		// git-commit's messageFromSteps (gone in v1.5). The README's other
+		// invalid-step-config errors (kustomize-set-image images[] with
+		// neither tag nor digest ×5) wait for issue 43's branch: the images[]
+		// oneOf is its schema work.
 		{name: "nitin4613 v1.9.0", paths: []string{"nitin4613__se-demo-akuity"}, kargo: "v1.9.0",
-			errors:   times("unsupported-field", 5),
-			warnings: []string{"shared-write-branch", "invalid-step-config"}, absent: []string{"shared-branch-contradiction"},
+			errors:   append(times("unsupported-field", 5), times("invalid-step-config", 5)...),
+			warnings: []string{"shared-write-branch"}, absent: []string{"shared-branch-contradiction"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				nitin := each("guestbook", "dev", "prod-eu", "prod-us-east", "prod-us-west", "staging")
 				wantStages(t, r, "unsupported-field", nitin...)
@@ -270,17 +269,17 @@ func moreRealWorldRows() []row {
 			warnings: []string{"shared-write-branch", "invalid-step-config", "unsupported-field"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				wantMessage(t, r, "unsupported-field", "flipflop assumed the newest Kargo it models, so this is a warning")
+				wantMessage(t, r, "invalid-step-config", "flipflop assumed the newest Kargo it models, so this is a warning")
 			}},
 		// On v1.2 desiredCommitFromStep pins, and the five Stages contradict
 		// one another on main: right there.
 		{name: "nitin4613 v1.2.0", paths: []string{"nitin4613__se-demo-akuity"}, kargo: "v1.2.0",
 			errors: []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"}},
-		// dev fails at git-commit (messageFromSteps, gone in v1.5: an error
-		// once issue 43's branch gives invalid-step-config its severity_assumed),
-		// staging and prod are written with promotionMechanisms, which v1.x
-		// drops: no Stage can promote, and none pushes.
+		// dev fails at git-commit (messageFromSteps, gone in v1.5), staging
+		// and prod are written with promotionMechanisms, which v1.x drops: no
+		// Stage can promote, and none pushes. Errors, since the version is named.
 		{name: "alkon v1.6.0", paths: []string{"alkon__final-project-devops-repo"}, kargo: "v1.6.0",
-			errors: times("unsupported-field", 2), warnings: []string{"invalid-step-config"}, absent: []string{"shared-write-branch"},
+			errors: append(times("unsupported-field", 2), "invalid-step-config"), absent: []string{"shared-write-branch"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				wantStages(t, r, "unsupported-field", each("flask-app", "prod", "staging")...)
 				wantStages(t, r, "invalid-step-config", []string{"flask-app-ns/dev"})

@@ -14,7 +14,8 @@
 #     description: Kargo reference, the promotion steps and their configs
 # custom:
 #   id: invalid-step-config
-#   severity: warning
+#   severity: error
+#   severity_assumed: warning
 #   why: |
 #     The Stage CRD keeps a step's `config` as written
 #     (`x-kubernetes-preserve-unknown-fields`), so `kubectl apply` and Argo CD accept a
@@ -44,6 +45,11 @@
 #     output its `git-open-pr` step does not have in the Kargo release followed (`prNumber`,
 #     removed in v1.7.0; `pr.id`, from v1.5.0) gets a null number, which the step's schema
 #     rejects (an integer of at least 1).
+#
+#     Named with `--kargo-version` (or `kargoVersion`, or read from the cluster's
+#     controller), the version makes the failure certain: an error. When the run names
+#     none, the finding rests on the newest version flipflop models, which it assumed: a
+#     warning that says so.
 #   remediation: |
 #     Write the step as the reference of the Kargo release you run documents it: add the
 #     required key, or rename or drop the one it does not have (git-commit's
@@ -104,9 +110,9 @@ report contains finding if {
 		sprintf(
 			concat(" ", [
 				"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
-				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.%s",
+				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.",
 			]),
-			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w), config.assumed_note],
+			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w)],
 		),
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s|output|%s", [w.ref.kind, key(w), w.path, p.output]),
