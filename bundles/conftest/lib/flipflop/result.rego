@@ -13,6 +13,10 @@
 #   controller), and the message says the version was assumed. See docs/model.md,
 #   "Severity follows certainty".
 #
+#   A rule whose fix depends on the cause names in `custom.remediations` the
+#   remediation of each kind of finding (its `details.kind`); a finding of another
+#   kind, or none, gets `custom.remediation`, which the rule's page shows.
+#
 #   A finding about a Stage read as another Kargo version than the one in force
 #   (a Stage written with promotionMechanisms, read as Kargo v0.8 reads it when the
 #   run names no version: lib.flipflop.legacy.dated) says so.
@@ -31,7 +35,7 @@ fail(chain, message, resources, key, subject, details) := object.union(
 		"rule": meta.custom.id,
 		"severity": severity(meta),
 		"title": meta.title,
-		"remediation": meta.custom.remediation,
+		"remediation": object.get(object.get(meta.custom, "remediations", {}), object.get(details, "kind", ""), meta.custom.remediation),
 		"message": worded(meta, message, subject),
 		"resources": resources,
 		"key": key,
