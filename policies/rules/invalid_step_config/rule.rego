@@ -57,6 +57,25 @@
 #     the expression, the string or the bracket the finding names. Read the pull request's
 #     number from the output git-open-pr has in your release: `pr.id` from v1.5 on,
 #     `prNumber` before v1.7. If flipflop assumed the wrong version, pass --kargo-version.
+#   remediations:
+#     schema: |
+#       Write the step as the reference of the Kargo release you run documents it: add
+#       the required key, or rename or drop the one it does not have (git-commit's
+#       messageFromSteps, removed in v1.5, is written as a message expression since).
+#       If flipflop assumed the wrong version, pass --kargo-version.
+#     expression: |
+#       Close the expression, the string or the bracket the finding names: every
+#       `${{` needs its `}}` (and `${%` its `%}`), every quote and bracket its pair, every
+#       operator an operand on both sides.
+#     output: |
+#       Read the pull request's number from the output git-open-pr has in your release:
+#       `pr.id` from v1.5 on, `prNumber` before v1.7
+#       (`${{ outputs['<open-pr step>'].pr.id }}`). If flipflop assumed the wrong version,
+#       pass --kargo-version.
+#     var: |
+#       Close the expression, the string or the bracket the finding names in the var's
+#       value: every `${{` needs its `}}` (and `${%` its `%}`), every quote and bracket its
+#       pair, every operator an operand on both sides.
 package lib.flipflop.rules.invalid_step_config
 
 import data.lib.flipflop.config
@@ -78,7 +97,7 @@ report contains finding if {
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s", [w.ref.kind, key(w), w.path]),
 		result.about([], stages_of(w), [], [], []),
-		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text},
+		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "schema"},
 	)
 }
 

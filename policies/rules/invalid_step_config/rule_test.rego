@@ -22,6 +22,11 @@ test_stage_step if {
 	])
 	finding.stages == ["acme/dev"]
 	finding.details.problems == [{"field": "messageFromSteps", "problem": "unknown"}, {"field": "message", "problem": "missing"}]
+
+	# The fix is the one for its cause (issue 40, item 4), not every cause's.
+	startswith(finding.remediation, "Write the step as the reference of the Kargo release you run documents it")
+	not contains(finding.remediation, "pull request")
+	not contains(finding.remediation, "Close the expression")
 }
 
 test_task_step if {
@@ -50,6 +55,7 @@ test_expression_never_closed if {
 		assumed,
 	])
 	finding.details.kind == "expression"
+	startswith(finding.remediation, "Close the expression, the string or the bracket the finding names:")
 }
 
 test_expression_in_if_vars_and_task if {
@@ -99,6 +105,7 @@ test_pr_number_from_a_removed_output if {
 	])
 	finding.severity == "warning"
 	finding.details.kind == "output"
+	startswith(finding.remediation, "Read the pull request's number from the output git-open-pr has")
 }
 
 test_pr_number_by_version if {
@@ -132,4 +139,11 @@ test_severity_follows_certainty if {
 
 	# v1.4 still has messageFromSteps: nothing to report.
 	count(rule.report) == 0 with input as e with config.settings as {"kargo_version": "v1.4.0"}
+}
+
+test_var_fix_names_the_var if {
+	stage := object.union(f.stage_steps("dev", [{"uses": "git-push", "config": {"path": "./out"}}]), {"spec": {"vars": [{"name": "branch", "value": "${{ ctx.stage"}]}})
+	some finding in rule.report with input as f.estate([stage])
+	finding.details.kind == "var"
+	contains(finding.remediation, "in the var's\nvalue")
 }
