@@ -292,9 +292,27 @@ func moreRealWorldRows() []row {
 				wantStages(t, r, "shared-write-branch", all("flask-app", "prod", "staging"))
 				wantMessage(t, r, "shared-write-branch", "are written with spec.promotionMechanisms, so flipflop read them as Kargo v0.8 does, not as Kargo v1.")
 			}},
+		// The same 12 Stages as vchandela's; its Chart.yaml names its file://
+		// dependencies from the repository's root, not the chart's directory:
+		// the input error says the paths do not exist (issue 40 item 4), not
+		// that flipflop does not download charts.
+		{name: "rewyekha v1.5.0", paths: []string{
+			"rewyekha__microservice-helmcharts/argocd", "rewyekha__microservice-helmcharts/env",
+			"rewyekha__microservice-helmcharts/kargo", "rewyekha__microservice-helmcharts/service-charts",
+		}, kargo: "v1.5.0", warnings: []string{"shared-write-branch"},
+			inputErrors: append(valuesAsResources("dev", "staging", "prod"), inputError{"service-charts/Chart.yaml",
+				"file:// dependencies name directories that do not exist (the path is relative to the chart's directory"}),
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				wantStages(t, r, "shared-write-branch", craftista)
+				for _, e := range r.Errors {
+					if strings.Contains(e.Message, "does not download charts") {
+						t.Errorf("a file:// dependency called a download: %s", e)
+					}
+				}
+			}},
 		{name: "rewyekha at-c7c4320 v1.5.0", paths: []string{"rewyekha__microservice-helmcharts/at-c7c4320"}, kargo: "v1.5.0",
 			warnings:    []string{"unknown-promotion-task"},
-			inputErrors: []inputError{{"service-charts/Chart.yaml", "file://service-charts/catalogue"}},
+			inputErrors: []inputError{{"service-charts/Chart.yaml", "at-c7c4320/service-charts/service-charts/catalogue does not exist"}},
 			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
 				wantStages(t, r, "unknown-promotion-task", each("craftista", "frontend-dev-stage", "frontend-staging-stage")...)
 			}},
