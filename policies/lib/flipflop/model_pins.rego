@@ -79,6 +79,7 @@ never_met(p) := sprintf(
 	]),
 	[step.alias, describe(p.pointer)],
 ) if {
+	p.stage.key in pull_request_stages
 	step := pre_merge_step(p)
 }
 
