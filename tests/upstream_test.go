@@ -34,6 +34,9 @@ var malformedOnPurpose = []string{
 	"policies/rules/unmatched_application_selector/samples/fires/empty-selector/",
 	"policies/rules/unsupported_field/samples/fires/",
 	"policies/rules/invalid_step_config/samples/fires/git-push-without-path/",
+	"policies/rules/invalid_step_config/samples/fires/message-from-steps/",
+	// kustomize-set-image without tag or digest, the step that fails first
+	"policies/rules/missing_authorized_stage/samples/fires/earlier-step-fails-first/",
 }
 
 // Every object flipflop ships or prints for people to use is one a real cluster
@@ -336,15 +339,17 @@ func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 		}
 		originals[i] = cur
 	}
+	// An expression may evaluate to a string (itself, as far as a schema
+	// sees), a boolean or a number (a pull request's number).
 	n := 1
 	for range leaves {
-		n *= 3
+		n *= 4
 	}
 	for combo := 0; combo < n; combo++ {
 		c := combo
 		for i, p := range leaves {
-			set(inst, p, []any{originals[i], true, false}[c%3])
-			c /= 3
+			set(inst, p, []any{originals[i], true, false, json.Number("1")}[c%4])
+			c /= 4
 		}
 		if sch.Validate(inst) == nil {
 			return true
