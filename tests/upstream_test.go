@@ -282,7 +282,8 @@ func (s *stepSchemas) check(o *unstructured.Unstructured) error {
 // written passes once its expressions are evaluated. Kargo evaluates every
 // ${{ ... }} before validating a step's config, and a value that is one whole
 // expression takes the type of its result (a "true" becomes a boolean): each
-// such value is tried as written, as true and as false (at most 3^6 tries).
+// such value is tried as written, as true, as false and as a number (at most
+// 4^6 tries).
 func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 	var leaves [][]any // paths of whole-expression strings
 	var walk func(v any, path []any)
@@ -339,8 +340,6 @@ func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 		}
 		originals[i] = cur
 	}
-	// An expression may evaluate to a string (itself, as far as a schema
-	// sees), a boolean or a number (a pull request's number).
 	n := 1
 	for range leaves {
 		n *= 4
