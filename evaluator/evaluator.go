@@ -429,7 +429,7 @@ func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, e
 	if err != nil {
 		return nil, err
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in), evalCache())
 	if err != nil {
 		return nil, fmt.Errorf("counting objects: %w", err)
 	}
