@@ -25,6 +25,7 @@ type checkFlags struct {
 	color   string
 	failOn  string
 	inputs  inputFlags
+	reports writeReportFlags
 }
 
 // register registers the flags of check on fs.
@@ -40,6 +41,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	setFlagChoices(fs, "fail-on", failLevels...)
 	setFlagFiles(fs, nil, "out", "summary")
 	f.inputs.registerAll(fs)
+	f.reports.register(fs)
 }
 
 func (f *checkFlags) validateOutput() error {
@@ -93,12 +95,18 @@ func runCheck(ctx context.Context, fs *pflag.FlagSet, f *checkFlags, paths []str
 	if err := f.validateOutput(); err != nil {
 		return err
 	}
+	if err := f.reports.validate(&f.inputs, paths); err != nil {
+		return err
+	}
 	in, err := f.inputs.prepare(ctx, paths, stdio)
 	if err != nil {
 		return err
 	}
 	ev := in.ev
 	opts := output.Options{Rules: ev.Rules(), Color: f.color, Version: version.String(), FailOn: f.failOn}
+	if err := f.reports.outputOptions(f.output, in, &opts); err != nil {
+		return err
+	}
 	var report *evaluator.Report
 	if f.output == "markdown" || f.summary != "" {
 		// The pictures and the ways out need the model and a fix plan.
@@ -131,6 +139,9 @@ func runCheck(ctx context.Context, fs *pflag.FlagSet, f *checkFlags, paths []str
 		if err := appendSummary(f.summary, report, opts); err != nil {
 			return err
 		}
+	}
+	if err := f.reports.writeReports(ctx, &f.inputs.cluster, report, opts, stdio); err != nil {
+		return err
 	}
 	return verdict(report, f.failOn)
 }

@@ -11,7 +11,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -161,9 +160,7 @@ const concurrency = 4
 func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Object, []evaluator.LoadError) {
 	label := opts.label()
 	red := newRedactor(cfg)
-	cfg = rest.CopyConfig(cfg)
-	maxBytes := opts.maxResponseBytes()
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, maxBytes: maxBytes} })
+	cfg = Guard(cfg, opts.maxResponseBytes())
 	// client-go logs what it cannot read (a body cut at the bound, a
 	// connection lost mid-body) to standard error on its own, raw; every
 	// such error is reported here as a load error instead.

@@ -346,12 +346,12 @@ func TestShippedRBAC(t *testing.T) {
 	}
 	var role *unstructured.Unstructured
 	for _, d := range docs {
-		if d.GetKind() == "ClusterRole" {
+		if d.GetKind() == "ClusterRole" && d.GetName() == "flipflop-reader" {
 			role = d
 		}
 	}
 	if role == nil {
-		t.Fatal("deploy/rbac.yaml has no ClusterRole")
+		t.Fatal("deploy/rbac.yaml has no ClusterRole flipflop-reader")
 	}
 	apply(t, env, role, bindUser(role.GetName(), "reader"))
 	applyFiles(t, env, "../../deploy/rbac.yaml") // the ServiceAccount, Namespace and binding apply too

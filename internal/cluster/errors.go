@@ -133,6 +133,15 @@ func safeHost(host string) string {
 	return u.String()
 }
 
+// Redact removes cfg's credentials (bearer token, password, client key) from
+// msg: a last line of defence for messages about requests made through cfg.
+func Redact(cfg *rest.Config, msg string) string { return newRedactor(cfg).clean(msg) }
+
+// ConnectionProblem describes an error of a request to the API server at host
+// that means nothing can be done there (unreachable, credentials rejected, a
+// timeout), or returns "" for an answer of the API server (a 403, a 404).
+func ConnectionProblem(err error, host string) string { return connectionProblem(err, host) }
+
 // redactor removes credentials of a rest.Config from messages, as a last line
 // of defence: no message is meant to contain them in the first place.
 type redactor struct{ secrets []string }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"k8s.io/client-go/rest"
 )
 
 // DefaultMaxResponseBytes is the most bytes flipflop reads of one response of
@@ -21,6 +23,19 @@ func (o Options) maxResponseBytes() int64 {
 		return o.MaxResponseBytes
 	}
 	return DefaultMaxResponseBytes
+}
+
+// Guard returns a copy of cfg whose requests go through the guard Read's go
+// through: no redirect to another origin is followed, and every response body
+// is bounded to maxBytes after decompression (0: DefaultMaxResponseBytes).
+// For every other client of the cluster flipflop makes (the report writer).
+func Guard(cfg *rest.Config, maxBytes int64) *rest.Config {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxResponseBytes
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, maxBytes: maxBytes} })
+	return cfg
 }
 
 // guard is the round tripper Read puts under client-go's own (authentication,

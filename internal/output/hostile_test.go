@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
@@ -100,6 +102,21 @@ func TestHostileValuesEveryFormat(t *testing.T) {
 		assertSafeLines(t, "github properties", m[2])
 		// The runner turns %0A back into line breaks of the annotation.
 		assertSafeLines(t, "github data", strings.ReplaceAll(m[3], "%0A", "\n"))
+	}
+
+	// The policy reports: every line, and every string as kubectl shows it
+	// once the YAML is decoded.
+	for _, format := range []string{"policyreport", "openreports"} {
+		out := render(t, format, hostileReport(), opts)
+		// "---" alone on a line is the YAML stream's own separator.
+		assertSafeLines(t, format, strings.ReplaceAll("\n"+string(out), "\n---\n", "\n"))
+		for _, doc := range strings.Split(string(out), "---\n")[1:] {
+			var v any
+			if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+				t.Fatalf("%s: %v\n%s", format, err, doc)
+			}
+			sarifStrings(v, "", func(key, s string) { assertSafeLines(t, format+" "+key, s) })
+		}
 	}
 
 	out = string(render(t, "junit", hostileReport(), opts))

@@ -1,18 +1,21 @@
 // Package output renders a flipflop report, one file per format: text (for a
 // person at a terminal), json (the documented contract), sarif (code
 // scanning), junit (test reports), github (workflow annotations), gitlab
-// (GitLab Code Quality) and markdown (job summaries, merge-request notes,
-// pull-request comments).
+// (GitLab Code Quality), markdown (job summaries, merge-request notes,
+// pull-request comments), and policyreport and openreports (Kubernetes policy
+// reports, built by package reports).
 package output
 
 import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/internal/digest"
 	"github.com/flipflop-dev/flipflop/internal/docs"
+	"github.com/flipflop-dev/flipflop/internal/reports"
 	"github.com/flipflop-dev/flipflop/internal/safetext"
 )
 
@@ -55,6 +58,12 @@ type Options struct {
 	// check's default. The junit format fails only those findings, so that
 	// its failures agree with the exit code.
 	FailOn string
+	// Now is the time the policyreport and openreports formats give their
+	// results; the zero value means time.Now().
+	Now time.Time
+	// UIDs are the UIDs of the objects read from a cluster, which the
+	// policyreport and openreports formats give the resources they name.
+	UIDs map[reports.Ref]string
 }
 
 // FailNever is the FailOn level at which no finding fails the run.
@@ -87,13 +96,15 @@ func fails(f *evaluator.Finding, failOn string) bool {
 type renderer func(io.Writer, *evaluator.Report, Options) error
 
 var renderers = map[string]renderer{
-	"text":     writeText,
-	"json":     writeJSON,
-	"sarif":    writeSARIF,
-	"junit":    writeJUnit,
-	"github":   writeGitHub,
-	"gitlab":   writeGitLab,
-	"markdown": writeMarkdown,
+	"text":         writeText,
+	"json":         writeJSON,
+	"sarif":        writeSARIF,
+	"junit":        writeJUnit,
+	"github":       writeGitHub,
+	"gitlab":       writeGitLab,
+	"markdown":     writeMarkdown,
+	"policyreport": writePolicyReport,
+	"openreports":  writeOpenReports,
 }
 
 // Formats lists the output formats, sorted.

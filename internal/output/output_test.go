@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
@@ -32,9 +33,9 @@ func render(t *testing.T, format string, report *evaluator.Report, opts Options)
 }
 
 // fixtureOptions are the options of the golden files: the fixture bundle, a
-// fixed version, no colour.
+// fixed version, no colour, a fixed time (2027-01-01).
 func fixtureOptions() Options {
-	return Options{Rules: fixtureRules(), Color: ColorNever, Version: "1.2.3"}
+	return Options{Rules: fixtureRules(), Color: ColorNever, Version: "1.2.3", Now: time.Unix(1798761600, 0)}
 }
 
 // TestGolden compares every format over the fixed reports with
@@ -115,7 +116,7 @@ func TestWriteRejects(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	want := []string{"github", "gitlab", "json", "junit", "markdown", "sarif", "text"}
+	want := []string{"github", "gitlab", "json", "junit", "markdown", "openreports", "policyreport", "sarif", "text"}
 	if got := Formats(); !slices.Equal(got, want) {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}
