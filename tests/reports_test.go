@@ -23,11 +23,11 @@ import (
 )
 
 // reportsCluster starts an API server of its own with Kargo's, Argo CD's and
-// the report CRDs (deploy/crds), stopped when the test ends: the auditor's
+// the report CRDs (Kyverno's and reports-api's releases), stopped when the test ends: the auditor's
 // reports describe the whole estate, so no other test's objects may be there.
 func reportsCluster(t *testing.T) *kubetest.Env {
 	t.Helper()
-	env, err := kubetest.Start(kubetest.Options{CRDs: []string{kubetest.KargoCRDs, kubetest.ArgoCDCRDs, "deploy/crds"}})
+	env, err := kubetest.Start(kubetest.Options{CRDs: []string{kubetest.KargoCRDs, kubetest.ArgoCDCRDs, kubetest.ReportCRDs}})
 	if errors.Is(err, kubetest.ErrNoBinaries) && os.Getenv("CI") == "" {
 		t.Skip(err)
 	}

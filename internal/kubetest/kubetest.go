@@ -61,6 +61,9 @@ type Options struct {
 const (
 	KargoCRDs  = "upstream:kargo"
 	ArgoCDCRDs = "upstream:argocd"
+	// ReportCRDs stands for the policy report CRDs: wgpolicyk8s.io/v1alpha2
+	// (Kyverno's release) and openreports.io/v1alpha1 (reports-api's).
+	ReportCRDs = "upstream:reports"
 )
 
 func crdPaths(root string, crds []string) ([]string, error) {
@@ -76,6 +79,12 @@ func crdPaths(root string, crds []string) ([]string, error) {
 			more, err = upstream.KargoCRDs()
 		case p == ArgoCDCRDs:
 			more, err = upstream.ArgoCDCRDs()
+		case p == ReportCRDs:
+			if more, err = upstream.PolicyReportCRDs(); err == nil {
+				var or []string
+				or, err = upstream.OpenReportsCRDs()
+				more = append(more, or...)
+			}
 		case filepath.IsAbs(p):
 			more = []string{p}
 		default:

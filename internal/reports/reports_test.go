@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
 var now = time.Unix(1798761600, 0)
@@ -261,12 +262,24 @@ func TestUIDs(t *testing.T) {
 	}
 }
 
-// crdSchema compiles the openAPIV3Schema of a CRD of deploy/crds into a JSON
+// crdSchema compiles the openAPIV3Schema of a released report CRD (internal/upstream) into a JSON
 // schema that, like the API server's strict field validation, also refuses
 // fields the CRD does not declare.
 func crdSchema(t *testing.T, file string) *jsonschema.Schema {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "crds", file))
+	pr, err := upstream.PolicyReportCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	or, err := upstream.OpenReportsCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(append(pr, or...), func(p string) bool { return filepath.Base(p) == file })
+	if i < 0 {
+		t.Fatalf("no released CRD %s", file)
+	}
+	b, err := os.ReadFile(append(pr, or...)[i])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +352,7 @@ func validate(t *testing.T, sch *jsonschema.Schema, obj any) error {
 
 // Every object both APIs build validates against the CRD it is written to
 // (Kyverno v1.19.0's wgpolicyk8s.io CRDs, reports-api v0.2.1's openreports.io
-// ones, as deploy/crds ships them), and the check catches what the CRD
+// ones, as their releases ship them), and the check catches what the CRD
 // refuses.
 func TestSchema(t *testing.T) {
 	rep := sample()

@@ -25,6 +25,15 @@ const (
 	KargoVersion  = "v1.11.2"
 	ArgoCDModule  = "github.com/argoproj/argo-cd/v3"
 	ArgoCDVersion = "v3.5.1"
+	// The policy report CRDs: wgpolicyk8s.io/v1alpha2 as Kyverno ships them
+	// (Kyverno's module holds them; the Policy Working Group's prototypes are
+	// not a served module) and openreports.io/v1alpha1 from the module whose
+	// Go types flipflop uses (the version go.mod requires:
+	// TestOpenReportsVersionIsGoMods).
+	KyvernoModule      = "github.com/kyverno/kyverno"
+	KyvernoVersion     = "v1.19.0"
+	OpenReportsModule  = "github.com/openreports/reports-api"
+	OpenReportsVersion = "v0.2.1"
 )
 
 var (
@@ -72,6 +81,18 @@ func KargoCRDs() ([]string, error) {
 // (Application, ApplicationSet, AppProject).
 func ArgoCDCRDs() ([]string, error) {
 	return glob(ArgoCDModule, ArgoCDVersion, "manifests/crds/*-crd.yaml")
+}
+
+// PolicyReportCRDs returns the paths of the wgpolicyk8s.io/v1alpha2 CRDs
+// (PolicyReport, ClusterPolicyReport) as Kyverno releases them.
+func PolicyReportCRDs() ([]string, error) {
+	return glob(KyvernoModule, KyvernoVersion, "config/crds/policyreport/wgpolicyk8s.io_*.yaml")
+}
+
+// OpenReportsCRDs returns the paths of the openreports.io/v1alpha1 CRDs
+// (Report, ClusterReport) as reports-api releases them.
+func OpenReportsCRDs() ([]string, error) {
+	return glob(OpenReportsModule, OpenReportsVersion, "config/crd/openreports.io_*.yaml")
 }
 
 // KargoStepSchemaDir returns the directory of Kargo's promotion step config

@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,5 +40,38 @@ func TestSchemasAreThere(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "desiredRevision") {
 		t.Error("argocd-update schema has no desiredRevision")
+	}
+}
+
+// The report CRDs: both kinds of both APIs, each from its release.
+func TestReportCRDsAreThere(t *testing.T) {
+	pr, err := upstream.PolicyReportCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	or, err := upstream.OpenReportsCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range append(pr, or...) {
+		names = append(names, filepath.Base(p))
+	}
+	want := "openreports.io_clusterreports.yaml openreports.io_reports.yaml wgpolicyk8s.io_clusterpolicyreports.yaml wgpolicyk8s.io_policyreports.yaml"
+	got := strings.Join(names, " ")
+	if strings.Join(append(names[2:], names[:2]...), " ") != want {
+		t.Errorf("report CRDs %s, want %s", got, want)
+	}
+}
+
+// The OpenReports CRDs are those of the release whose Go types flipflop
+// builds its reports with.
+func TestOpenReportsVersionIsGoMods(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", upstream.OpenReportsModule).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(string(out)); v != upstream.OpenReportsVersion {
+		t.Errorf("go.mod requires %s@%s, upstream pins %s", upstream.OpenReportsModule, v, upstream.OpenReportsVersion)
 	}
 }

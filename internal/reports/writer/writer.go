@@ -12,8 +12,9 @@
 // (wgpolicyk8s.io/v1alpha2 PolicyReports, openreports.io/v1alpha1 Reports),
 // or those asked for, and never installs or changes a CRD: Kyverno and Policy
 // Reporter install their own copy of the same CRDs, and a second owner would
-// fight over it. Installing one where none is (deploy/crds) is left to the
-// person or the chart that installs flipflop.
+// fight over it. Installing one where none is is left to the person or
+// the chart that installs flipflop (charts/flipflop installs the released
+// CRDs only where they are absent).
 package writer
 
 import (
@@ -35,6 +36,7 @@ import (
 
 	"github.com/flipflop-dev/flipflop/internal/cluster"
 	"github.com/flipflop-dev/flipflop/internal/reports"
+	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
 // FieldManager is the field manager of flipflop's server-side applies.
@@ -148,8 +150,18 @@ func served(disc discovery.DiscoveryInterface, api reports.API) (bool, error) {
 // notServed says that the API server does not serve an API and what to do.
 func notServed(api reports.API) string {
 	return fmt.Sprintf("the API server does not serve %s (%s.%s): its CRDs are not installed; flipflop never installs CRDs: "+
-		"install them (Kyverno and Policy Reporter ship them; or kubectl create -f deploy/crds/%s_%s.yaml -f deploy/crds/%s_%s.yaml)",
-		api, api.Resource, api.Group, api.Group, api.Resource, api.Group, api.ClusterResource)
+		"install them (Kyverno and Policy Reporter ship them, and so does flipflop's Helm chart, only where they are absent; or kubectl create %s)",
+		api, api.Resource, api.Group, createArgs(api))
+}
+
+// createArgs are the kubectl create arguments that install an API's CRDs as
+// released (the versions flipflop's tests install: internal/upstream).
+func createArgs(api reports.API) string {
+	base := "https://raw.githubusercontent.com/" + strings.TrimPrefix(upstream.KyvernoModule, "github.com/") + "/" + upstream.KyvernoVersion + "/config/crds/policyreport/"
+	if api == reports.OpenReports {
+		base = "https://raw.githubusercontent.com/" + strings.TrimPrefix(upstream.OpenReportsModule, "github.com/") + "/" + upstream.OpenReportsVersion + "/config/crd/"
+	}
+	return fmt.Sprintf("-f %s%s_%s.yaml -f %s%s_%s.yaml", base, api.Group, api.Resource, base, api.Group, api.ClusterResource)
 }
 
 // selectAPIs is the APIs to write: those asked for, each of which must be
@@ -181,8 +193,8 @@ func selectAPIs(disc discovery.DiscoveryInterface, host string, want []reports.A
 			names = append(names, api.String())
 		}
 		return nil, fmt.Errorf("the API server serves neither %s: no report CRD is installed; flipflop never installs CRDs: "+
-			"install one (Kyverno and Policy Reporter ship the first; or kubectl create -f deploy/crds/wgpolicyk8s.io_policyreports.yaml "+
-			"-f deploy/crds/wgpolicyk8s.io_clusterpolicyreports.yaml); no report was written", strings.Join(names, " nor "))
+			"install one (Kyverno and Policy Reporter ship the first, and so does flipflop's Helm chart, only where it is absent; or kubectl create %s); no report was written",
+			strings.Join(names, " nor "), createArgs(reports.PolicyReports))
 	}
 	return out, nil
 }

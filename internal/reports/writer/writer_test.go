@@ -25,10 +25,11 @@ import (
 	"github.com/flipflop-dev/flipflop/internal/kubetest"
 	"github.com/flipflop-dev/flipflop/internal/reports"
 	"github.com/flipflop-dev/flipflop/internal/reports/writer"
+	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
 
 // kube is a real API server that starts with no CRD: the tests install the
-// report CRDs of deploy/crds as they go.
+// released report CRDs as they go.
 var kube = kubetest.Shared{Options: kubetest.Options{CRDs: []string{}}}
 
 func TestMain(m *testing.M) {
@@ -43,16 +44,19 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-func crd(name string) string {
-	root, _ := kubetest.RepoRoot()
-	return filepath.Join(root, "deploy", "crds", name+".yaml")
-}
-
-// install installs CRDs from deploy/crds and waits until the API server
-// serves their API.
+// install installs the released CRDs of an API (upstream) and waits until
+// the API server serves it.
 func install(t *testing.T, env *kubetest.Env, api reports.API) {
 	t.Helper()
-	if err := env.ApplyFiles(ctx(t), crd(api.Group+"_"+api.Resource), crd(api.Group+"_"+api.ClusterResource)); err != nil {
+	crds := upstream.PolicyReportCRDs
+	if api == reports.OpenReports {
+		crds = upstream.OpenReportsCRDs
+	}
+	files, err := crds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.ApplyFiles(ctx(t), files...); err != nil {
 		t.Fatal(err)
 	}
 	disc, err := discovery.NewDiscoveryClientForConfig(env.Config)
@@ -168,7 +172,7 @@ func TestWriteLifecycle(t *testing.T) {
 	_, err := writer.Write(ctx(t), env.Config, first, writer.Options{DeleteStale: true})
 	var werr *writer.Error
 	if !errors.As(err, &werr) || !strings.Contains(err.Error(), "serves neither wgpolicyk8s.io/v1alpha2 PolicyReports nor openreports.io/v1alpha1 Reports") ||
-		!strings.Contains(err.Error(), "deploy/crds/wgpolicyk8s.io_policyreports.yaml") {
+		!strings.Contains(err.Error(), "https://raw.githubusercontent.com/kyverno/kyverno/v1.19.0/config/crds/policyreport/wgpolicyk8s.io_policyreports.yaml") {
 		t.Fatalf("no CRD: %v", err)
 	}
 
