@@ -1,7 +1,8 @@
-// Package charts holds flipflop's Helm chart (charts/flipflop) and its tests:
-// helm lint, rendering with the chart's values schema, and the generated
-// Gatekeeper files kept in step with bundles/.
 package charts
+
+// The chart's tests: helm lint, rendering with the chart's values schema, the
+// report CRDs, and the generated Gatekeeper files kept in step with bundles/.
+// tests/chart_test.go installs it on a real API server.
 
 import (
 	"bufio"
@@ -10,15 +11,18 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	chartcommon "helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common"
 	chartutil "helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/lint"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	v2util "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
@@ -29,8 +33,16 @@ const dir = "flipflop"
 
 // helm lint --strict (Helm's own linter): no error and no warning.
 func TestLint(t *testing.T) {
+	ch, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	if err := v2util.SaveDir(ch, tmp); err != nil {
+		t.Fatal(err)
+	}
 	for _, vals := range []map[string]any{nil, {"gatekeeper": map[string]any{"enabled": true}}} {
-		r := lint.RunAll(dir, vals, "flipflop")
+		r := lint.RunAll(filepath.Join(tmp, "flipflop"), vals, "flipflop")
 		for _, m := range r.Messages {
 			if m.Severity >= support.WarningSev {
 				t.Errorf("lint %v: %s", vals, m)
@@ -43,11 +55,16 @@ func TestLint(t *testing.T) {
 // against values.schema.json, and returns its objects by "Kind/name".
 func Render(t *testing.T, vals map[string]any) (map[string]*unstructured.Unstructured, error) {
 	t.Helper()
-	ch, err := loader.LoadDir(dir)
+	ch, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartcommon.ReleaseOptions{Name: "flipflop", Namespace: "flipflop", Revision: 1, IsInstall: true}, nil, false)
+	return render(t, ch, vals)
+}
+
+func render(t *testing.T, ch *chart.Chart, vals map[string]any) (map[string]*unstructured.Unstructured, error) {
+	t.Helper()
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, common.ReleaseOptions{Name: "flipflop", Namespace: "flipflop", Revision: 1, IsInstall: true}, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +156,7 @@ func TestDefaults(t *testing.T) {
 // the auditor (a latest tag, an unknown level, an unknown key).
 func TestValues(t *testing.T) {
 	objs, err := Render(t, map[string]any{"auditor": map[string]any{
-		"kargoVersion": "v1.10", "projects": []any{"shop"}, "skipRules": []any{"unknown-application"},
+		"kargoVersion": "v1.10", "skipRules": []any{"unknown-application"},
 		"severity": map[string]any{"shared-write-branch": "error"}, "failOn": "error", "annotationWaivers": false,
 		"reportAPIs": []any{"policyreport"},
 	}, "image": map[string]any{"digest": "sha256:" + strings.Repeat("a", 64)}})
@@ -148,7 +165,7 @@ func TestValues(t *testing.T) {
 	}
 	c := container(t, objs["CronJob/flipflop"])
 	args, _ := c["args"].([]any)
-	for _, want := range []string{"--kargo-version=v1.10", "--namespace=shop", "--skip-rule=unknown-application", "--severity=shared-write-branch=error", "--fail-on=error", "--no-waivers", "--report-api=policyreport"} {
+	for _, want := range []string{"--kargo-version=v1.10", "--skip-rule=unknown-application", "--severity=shared-write-branch=error", "--fail-on=error", "--no-waivers", "--report-api=policyreport"} {
 		if !slices.Contains(args, any(want)) {
 			t.Errorf("args %v lack %s", args, want)
 		}
@@ -237,4 +254,89 @@ func rules(t *testing.T, role *unstructured.Unstructured) []rule {
 		out = append(out, rule{str("apiGroups"), str("resources"), str("verbs")})
 	}
 	return out
+}
+
+// The report CRDs: those of the APIs the auditor writes (wgpolicyk8s.io by
+// default), the releases' own, kept on uninstall; none when turned off; a
+// chart without them (this directory, unpackaged) says so instead of
+// installing an auditor that cannot write.
+func TestReportCRDs(t *testing.T) {
+	for _, c := range []struct {
+		vals map[string]any
+		want []string
+	}{
+		{nil, []string{"policyreports.wgpolicyk8s.io", "clusterpolicyreports.wgpolicyk8s.io"}},
+		{map[string]any{"auditor": map[string]any{"reportAPIs": []any{"openreports"}}}, []string{"reports.openreports.io", "clusterreports.openreports.io"}},
+		{map[string]any{"auditor": map[string]any{"reportAPIs": []any{"policyreport", "openreports"}}}, []string{"policyreports.wgpolicyk8s.io", "clusterpolicyreports.wgpolicyk8s.io", "reports.openreports.io", "clusterreports.openreports.io"}},
+		{map[string]any{"reportCRDs": map[string]any{"install": false}}, nil},
+	} {
+		objs, err := Render(t, c.vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k, o := range objs {
+			if !strings.HasPrefix(k, "CustomResourceDefinition/") {
+				continue
+			}
+			got = append(got, o.GetName())
+			if o.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+				t.Errorf("%s: not kept on uninstall", k)
+			}
+			if v, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions"); len(v) == 0 {
+				t.Errorf("%s: no versions", k)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("values %v: CRDs %v, want %v", c.vals, got, want)
+		}
+	}
+	bare, err := loader.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare.Files = slices.DeleteFunc(bare.Files, func(f *common.File) bool { return strings.HasPrefix(f.Name, CRDDir) })
+	if _, err := render(t, bare, nil); err == nil || !strings.Contains(err.Error(), "lacks the report CRDs") {
+		t.Errorf("a chart without the CRDs: %v", err)
+	}
+	if _, err := render(t, bare, map[string]any{"reportCRDs": map[string]any{"install": false}}); err != nil {
+		t.Errorf("a chart without the CRDs, not installing them: %v", err)
+	}
+}
+
+// The packaged chart: the release's version, the CRDs inside.
+func TestPackage(t *testing.T) {
+	p, err := Package(dir, "v1.2.3", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(p) != "flipflop-1.2.3.tgz" {
+		t.Errorf("archive %s", p)
+	}
+	ch, err := loader.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Metadata.Version != "1.2.3" || ch.Metadata.AppVersion != "1.2.3" {
+		t.Errorf("version %s, appVersion %s", ch.Metadata.Version, ch.Metadata.AppVersion)
+	}
+	n := 0
+	for _, f := range ch.Files {
+		if strings.HasPrefix(f.Name, CRDDir) {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d report CRDs in the archive, want 4", n)
+	}
+	objs, err := render(t, ch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := container(t, objs["CronJob/flipflop"]); c["image"] != "ghcr.io/flipflop-dev/flipflop:v1.2.3" {
+		t.Errorf("image %v", c["image"])
+	}
 }

@@ -59,9 +59,6 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- range $a.argocdNamespaces }}
 - --argocd-namespace={{ . }}
 {{- end }}
-{{- range $a.projects }}
-- --namespace={{ . }}
-{{- end }}
 {{- with $a.defaultBranch }}
 - --default-branch={{ . }}
 {{- end }}
