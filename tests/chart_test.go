@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v4/pkg/action"
+	helmkube "helm.sh/helm/v4/pkg/kube"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -65,7 +66,9 @@ func TestChartInstall(t *testing.T) {
 	vals := map[string]any{"auditor": map[string]any{"reportAPIs": []any{"policyreport", "openreports"}}}
 	install := action.NewInstall(helmConfig(t, env, "flipflop"))
 	install.ReleaseName, install.Namespace, install.CreateNamespace = "flipflop", "flipflop", true
-	install.Timeout = 2 * time.Minute
+	// hookOnly: wait for nothing but hooks (the chart has none): the API
+	// server runs no controllers, so no Job would ever become ready.
+	install.Timeout, install.WaitStrategy = 2*time.Minute, helmkube.HookOnlyStrategy
 	if _, err := install.RunWithContext(kctx(t), ch, vals); err != nil {
 		t.Fatalf("helm install: %v", err)
 	}
@@ -138,7 +141,7 @@ func TestChartInstall(t *testing.T) {
 	// An upgrade renders the CRDs it owns again (lookup finds them its own);
 	// the other tool's stay untouched.
 	upgrade := action.NewUpgrade(helmConfig(t, env, "flipflop"))
-	upgrade.Namespace, upgrade.Timeout = "flipflop", 2*time.Minute
+	upgrade.Namespace, upgrade.Timeout, upgrade.WaitStrategy = "flipflop", 2*time.Minute, helmkube.HookOnlyStrategy
 	if _, err := upgrade.RunWithContext(kctx(t), "flipflop", ch, vals); err != nil {
 		t.Fatalf("helm upgrade: %v", err)
 	}
@@ -146,7 +149,9 @@ func TestChartInstall(t *testing.T) {
 		t.Errorf("after upgrade, CRDs %v, want %v", got, want)
 	}
 	// Uninstall keeps the CRDs and so the reports.
-	if _, err := action.NewUninstall(helmConfig(t, env, "flipflop")).Run("flipflop"); err != nil {
+	uninstall := action.NewUninstall(helmConfig(t, env, "flipflop"))
+	uninstall.WaitStrategy = helmkube.HookOnlyStrategy
+	if _, err := uninstall.Run("flipflop"); err != nil {
 		t.Fatalf("helm uninstall: %v", err)
 	}
 	if got := owners(); !maps.Equal(got, want) {
