@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -128,6 +129,10 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("args %v lack %s", args, want)
 		}
 	}
+	d := containerNamed(t, cj, "diagnose")
+	if dargs, _ := d["args"].([]any); len(dargs) < 2 || dargs[0] != "diagnose" || dargs[1] != "--cluster" || d["image"] != c["image"] {
+		t.Errorf("diagnose container %v", d)
+	}
 	if slices.Contains(args, any("--no-waivers")) {
 		t.Errorf("args %v: annotation waivers are honoured by default", args)
 	}
@@ -226,11 +231,19 @@ func keys(m map[string]*unstructured.Unstructured) []string {
 
 func container(t *testing.T, cj *unstructured.Unstructured) map[string]any {
 	t.Helper()
+	return containerNamed(t, cj, "auditor")
+}
+
+func containerNamed(t *testing.T, cj *unstructured.Unstructured, name string) map[string]any {
+	t.Helper()
 	cs, _, _ := unstructured.NestedSlice(cj.Object, "spec", "jobTemplate", "spec", "template", "spec", "containers")
-	if len(cs) != 1 {
-		t.Fatalf("%d containers", len(cs))
+	for _, c := range cs {
+		if m := c.(map[string]any); m["name"] == name {
+			return m
+		}
 	}
-	return cs[0].(map[string]any)
+	t.Fatalf("no container %s among %d", name, len(cs))
+	return nil
 }
 
 type rule struct{ groups, resources, verbs []string }
@@ -338,5 +351,44 @@ func TestPackage(t *testing.T) {
 	}
 	if c := container(t, objs["CronJob/flipflop"]); c["image"] != "ghcr.io/flipflop-dev/flipflop:v1.2.3" {
 		t.Errorf("image %v", c["image"])
+	}
+}
+
+// The chart's roles are deploy/rbac.yaml's, which people bind to run
+// flipflop check --cluster by hand.
+func TestRolesMatchDeploy(t *testing.T) {
+	objs, err := Render(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../deploy/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := map[string]*unstructured.Unstructured{}
+	dec := yamlutil.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
+	for {
+		doc, err := dec.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m != nil {
+			u := &unstructured.Unstructured{Object: m}
+			deploy[u.GetName()] = u
+		}
+	}
+	for _, name := range []string{"flipflop-reader", "flipflop-report-writer"} {
+		want := rules(t, deploy[name])
+		got := rules(t, objs["ClusterRole/"+name])
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the chart's rules %+v, deploy/rbac.yaml's %+v", name, got, want)
+		}
 	}
 }

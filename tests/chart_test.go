@@ -100,7 +100,7 @@ func TestChartInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := container(t, cj.Object)
+	c := container(t, cj.Object, "auditor")
 	if !strings.HasPrefix(c.Image, "ghcr.io/flipflop-dev/flipflop:v") || strings.HasSuffix(c.Image, ":latest") {
 		t.Errorf("image %s", c.Image)
 	}
@@ -138,6 +138,14 @@ func TestChartInstall(t *testing.T) {
 		t.Errorf("shop's OpenReports Report: %v", err)
 	}
 
+	// diagnose's container, the same way: the example's Stages have no
+	// status yet, so it finds no flip-flop happening and says why.
+	d := container(t, cj.Object, "diagnose")
+	stdout, stderr, code = runCmd(t, "..", bin, append(slices.Clone(d.Args), "--kubeconfig", kc)...)
+	if code != 0 || !strings.Contains(stdout, `"stages": 2`) {
+		t.Errorf("diagnose %v: exit %d\n%s\n%s", d.Args, code, stdout, stderr)
+	}
+
 	// An upgrade renders the CRDs it owns again (lookup finds them its own);
 	// the other tool's stay untouched.
 	upgrade := action.NewUpgrade(helmConfig(t, env, "flipflop"))
@@ -167,13 +175,14 @@ type containerSpec struct {
 	Args  []string
 }
 
-func container(t *testing.T, cj map[string]any) containerSpec {
+func container(t *testing.T, cj map[string]any, name string) containerSpec {
 	t.Helper()
 	cs, _, _ := unstructured.NestedSlice(cj, "spec", "jobTemplate", "spec", "template", "spec", "containers")
-	if len(cs) != 1 {
-		t.Fatalf("%d containers", len(cs))
+	i := slices.IndexFunc(cs, func(c any) bool { return c.(map[string]any)["name"] == name })
+	if i < 0 {
+		t.Fatalf("no container %s among %d", name, len(cs))
 	}
-	m := cs[0].(map[string]any)
+	m := cs[i].(map[string]any)
 	var out containerSpec
 	out.Image, _ = m["image"].(string)
 	for _, a := range m["args"].([]any) {

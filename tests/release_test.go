@@ -146,20 +146,14 @@ func TestReleaseConfiguration(t *testing.T) {
 		t.Errorf("the image is not tagged with the release tag and latest: %v", k.Tags)
 	}
 
-	// The CronJob runs the image the release publishes.
-	cron, err := os.ReadFile("../deploy/cronjob.yaml")
-	if err != nil {
-		t.Fatal(err)
+	// The chart runs the image the release publishes, tagged with the
+	// chart's appVersion (hack/chartpackage sets it to the release's).
+	var values struct {
+		Image struct{ Repository, Tag string }
 	}
-	images := regexp.MustCompile(`(?m)^\s*image:\s*(\S+)`).FindAllStringSubmatch(string(cron), -1)
-	if len(images) == 0 {
-		t.Fatal("deploy/cronjob.yaml names no image")
-	}
-	for _, m := range images {
-		repo, tag, _ := strings.Cut(m[1], ":")
-		if repo != k.Repositories[0] || tag != "latest" && !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(tag) {
-			t.Errorf("deploy/cronjob.yaml runs %s, which the release does not publish (%s)", m[1], k.Repositories[0])
-		}
+	readYAML(t, "../charts/flipflop/values.yaml", &values)
+	if values.Image.Repository != k.Repositories[0] || values.Image.Tag != "" {
+		t.Errorf("the chart runs %s:%s, not the release's image %s at the chart's appVersion", values.Image.Repository, values.Image.Tag, k.Repositories[0])
 	}
 
 	// The krew manifest names exactly the archives the release builds.

@@ -75,3 +75,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - {{ . | quote }}
 {{- end }}
 {{- end -}}
+
+{{/* diagnose's arguments: diagnose --cluster with the settings it shares with the auditor. */}}
+{{- define "flipflop.diagnoseArgs" -}}
+{{- $a := .Values.auditor -}}
+- diagnose
+- --cluster
+- --output=json
+- --progress=never
+{{- with $a.kargoVersion }}
+- --kargo-version={{ . }}
+{{- end }}
+{{- range $a.argocdNamespaces }}
+- --argocd-namespace={{ . }}
+{{- end }}
+{{- end -}}
