@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -220,14 +221,7 @@ func TestGatekeeper(t *testing.T) {
 	}
 }
 
-func keys(m map[string]*unstructured.Unstructured) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func keys(m map[string]*unstructured.Unstructured) []string { return slices.Sorted(maps.Keys(m)) }
 
 func container(t *testing.T, cj *unstructured.Unstructured) map[string]any {
 	t.Helper()
