@@ -78,7 +78,7 @@ func (e *Evaluator) eval(ctx context.Context, pq rego.PreparedEvalQuery, q strin
 	}
 	w := e.workers(len(terms))
 	if w <= 1 {
-		return pq.Eval(ctx, rego.EvalParsedInput(ast.NewArray(terms...)))
+		return pq.Eval(ctx, rego.EvalParsedInput(ast.NewArray(terms...)), evalCache())
 	}
 	facts, err := e.facts(ctx, terms, w)
 	if err != nil {
@@ -92,7 +92,7 @@ func (e *Evaluator) eval(ctx context.Context, pq rego.PreparedEvalQuery, q strin
 		ast.Item(ast.StringTerm("objects"), ast.ArrayTerm(terms...)),
 		ast.Item(ast.StringTerm("facts"), ast.ArrayTerm(facts...)),
 	)
-	return split.Eval(ctx, rego.EvalParsedInput(in))
+	return split.Eval(ctx, rego.EvalParsedInput(in), evalCache())
 }
 
 // facts evaluates the per-object facts over w chunks of terms, in parallel,
@@ -134,7 +134,7 @@ func (e *Evaluator) facts(ctx context.Context, terms []*ast.Term, w int) ([]*ast
 
 // chunkFacts evaluates the per-object facts over one chunk of the input.
 func chunkFacts(ctx context.Context, fq rego.PreparedEvalQuery, terms []*ast.Term) ([]*ast.Term, error) {
-	rs, err := fq.Eval(ctx, rego.EvalParsedInput(ast.NewArray(terms...)))
+	rs, err := fq.Eval(ctx, rego.EvalParsedInput(ast.NewArray(terms...)), evalCache())
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}

@@ -214,6 +214,16 @@ func compareBool(a, b bool) int {
 	return -1
 }
 
+// SeverityText is a rule's severity for people: "error", or, for a rule whose
+// findings are surer once the Kargo version is named, "error (warning when the
+// Kargo version is assumed)".
+func SeverityText(r evaluator.Rule) string {
+	if r.AssumedSeverity == "" || r.AssumedSeverity == r.Severity {
+		return r.Severity
+	}
+	return fmt.Sprintf("%s (%s when the Kargo version is assumed)", r.Severity, r.AssumedSeverity)
+}
+
 // Index renders the rules table; links are prefix + <id>.md.
 func Index(rules []evaluator.Rule, prefix string) string {
 	var b strings.Builder
@@ -223,7 +233,7 @@ func Index(rules []evaluator.Rule, prefix string) string {
 		if r.Admission {
 			gk = "yes"
 		}
-		fmt.Fprintf(&b, "| [`%s`](%s%s.md) | %s | %s | %s |\n", r.ID, prefix, r.ID, r.Severity, gk,
+		fmt.Fprintf(&b, "| [`%s`](%s%s.md) | %s | %s | %s |\n", r.ID, prefix, r.ID, SeverityText(r), gk,
 			strings.ReplaceAll(mdEscape(r.Title), "|", `\|`))
 	}
 	return b.String()

@@ -185,7 +185,7 @@ func (p *Page) render(w writer, text bool) {
 		source = [2]string{"Online", fmt.Sprintf(PageURL, r.ID)}
 	}
 	w.facts([][2]string{
-		{"Severity", r.Severity},
+		{"Severity", SeverityText(r)},
 		{"Gatekeeper", gk},
 		source,
 	})
