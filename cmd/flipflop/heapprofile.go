@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
+
+	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
 
 // heapProfileEnv names a file to which the process writes a heap profile
@@ -34,16 +37,15 @@ func startHeapProfile() (stop func()) {
 	}
 	var written uint64
 	write := func(n uint64) {
-		f, err := os.Create(path)
+		// Never through a symbolic link (the path may name a file in a checkout).
+		var buf bytes.Buffer
+		err := pprof.Lookup("heap").WriteTo(&buf, 0)
+		if err == nil {
+			err = safefile.Write(path, buf.Bytes(), 0o644)
+		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", heapProfileEnv, err)
 			return
-		}
-		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", heapProfileEnv, err)
-		}
-		if err := f.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", heapProfileEnv, err)
 		}
 		written = n
 	}

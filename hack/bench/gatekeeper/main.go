@@ -16,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,13 +105,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *memprofile != "" {
-		f, err := os.Create(*memprofile)
-		if err == nil {
-			err = pprof.Lookup("allocs").WriteTo(f, 0)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
+		err := writeProfile(*memprofile)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "gatekeeper bench:", err)
 			os.Exit(1)
@@ -464,4 +459,17 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 		}
 	}
 	return res, nil
+}
+
+// writeProfile writes the allocation profile to path, never through a
+// symbolic link (this module cannot import flipflop's internal/safefile).
+func writeProfile(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: give a path that is not one", path)
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
