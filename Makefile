@@ -27,7 +27,7 @@ GO_RACE ?= -race
 GO_TEST_SKIP ?=
 REGO_DIRS := policies
 
-.PHONY: all build tools hosts compat compat-hosts test test-parts lint fmt rego-test go-test go-test-plain go-test-race e2e bundles check-bundles bench fuzz help clean
+.PHONY: chart all build tools hosts compat compat-hosts test test-parts lint fmt rego-test go-test go-test-plain go-test-race e2e bundles check-bundles bench fuzz help clean
 
 # Extra tool and test targets live beside what they build (hack/*.mk); they may
 # add prerequisites to EXTRA_TOOLS, and environment for go test to GO_TEST_ENV.
@@ -138,9 +138,13 @@ go-test-plain: tools build
 go-test-race: tools build
 	$(if $(GO_RACE),$(GO_TEST_RUN) $(GO_RACE) $(GO_TEST_FLAGS) $(if $(GO_TEST_SKIP),-skip '$(GO_TEST_SKIP)') $$(echo $(call go-packages,$(GO_RACE_FIRST)) | tr ' ' '\n' | grep -v '^./tests$$' | grep -Ev '$(GO_RACE_SKIP_PKGS)'))
 
-bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/
+bundles: ## regenerate bundles/ (conftest folder, Gatekeeper templates and suites, OPA bundle) from policies/, and the chart's copy of the Gatekeeper template
 	rm -rf bundles
 	go run ./cmd/flipflop export all bundles
+	cp bundles/gatekeeper/template.yaml bundles/gatekeeper/sync.yaml charts/flipflop/files/gatekeeper/
+
+chart: ## package charts/flipflop as dist/flipflop-VERSION.tgz (VERSION: the latest tag, or 0.0.0), with the released report CRDs
+	go run ./hack/chartpackage -version $(or $(VERSION),$(shell git describe --tags --abbrev=0 2>/dev/null),0.0.0) -out dist
 
 check-bundles: ## fail when the committed bundles/ differ from what policies/ generate
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \

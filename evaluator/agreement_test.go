@@ -169,7 +169,7 @@ func flipflopVerdicts(t *testing.T, minor string, configs []stepConfig) []bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []func(*rego.Rego){rego.Query(`s := data.lib.flipflop.schemas.steps[input.minor][input.uses]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s)}`)}
+	opts := []func(*rego.Rego){rego.Query(`s := data.lib.flipflop.schemas.configs[input.uses][data.lib.flipflop.schemas.steps[input.minor][input.uses]]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s, data.lib.flipflop.schemas.definitions)}`)}
 	for _, m := range mods {
 		opts = append(opts, rego.ParsedModule(m))
 	}

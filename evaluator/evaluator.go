@@ -91,7 +91,12 @@ type Rule struct {
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	Severity    string `json:"severity"`
-	Remediation string `json:"remediation"`
+	// AssumedSeverity, when set, is the severity of the rule's findings when
+	// they rest only on the Kargo version flipflop assumed (the run named none
+	// and read none from a cluster): Severity is then the severity once the
+	// version is named (METADATA custom.severity_assumed).
+	AssumedSeverity string `json:"assumedSeverity,omitempty"`
+	Remediation     string `json:"remediation"`
 	// Admission says the rule makes sense at admission (a Gatekeeper template is generated for it).
 	Admission bool `json:"admission"`
 	// Package is the Rego package of the rule, e.g. lib.flipflop.rules.shared_branch_contradiction.
@@ -422,7 +427,7 @@ func (e *Evaluator) Kinds(ctx context.Context, objs []Object) (map[string]int, e
 	if err != nil {
 		return nil, err
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in), evalCache())
 	if err != nil {
 		return nil, fmt.Errorf("counting objects: %w", err)
 	}
@@ -481,6 +486,7 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 				continue
 			}
 			sev, _ := a.Custom["severity"].(string)
+			assumed, _ := a.Custom["severity_assumed"].(string)
 			rem, _ := a.Custom["remediation"].(string)
 			adm, _ := a.Custom["admission"].(bool)
 			why, _ := a.Custom["why"].(string)
@@ -495,7 +501,7 @@ func rulesFrom(mods map[string]*ast.Module) []Rule {
 				related = append(related, RelatedResource{URL: rr.Ref.String(), Description: rr.Description})
 			}
 			rules = append(rules, Rule{
-				ID: id, Title: a.Title, Description: a.Description, Severity: sev, Remediation: rem, Admission: adm,
+				ID: id, Title: a.Title, Description: a.Description, Severity: sev, AssumedSeverity: assumed, Remediation: rem, Admission: adm,
 				Package: pkg, File: file, Why: why, RelatedResources: related,
 				Fixable: fixable, Timeline: timeline, Diagnose: diagnose,
 			})
@@ -524,7 +530,7 @@ func (e *Evaluator) eval(ctx context.Context, pq rego.PreparedEvalQuery, objs []
 	if err != nil {
 		return nil, err
 	}
-	return pq.Eval(ctx, rego.EvalParsedInput(in))
+	return pq.Eval(ctx, rego.EvalParsedInput(in), evalCache())
 }
 
 // inputTerms is input's entries, one term per object.
@@ -550,6 +556,7 @@ func inputTerms(objs []Object) ([]*ast.Term, error) {
 					ast.Item(ast.StringTerm("key"), ast.StringTerm(d.Key)),
 					ast.Item(ast.StringTerm("line"), ast.IntNumberTerm(d.Line)),
 					ast.Item(ast.StringTerm("first"), ast.IntNumberTerm(d.First)),
+					ast.Item(ast.StringTerm("mapping"), ast.ArrayTerm(ast.IntNumberTerm(d.MappingLine), ast.IntNumberTerm(d.MappingColumn))),
 				))
 			}
 			items = append(items, ast.Item(ast.StringTerm("duplicateKeys"), ast.ArrayTerm(dups...)))

@@ -167,6 +167,11 @@ func TestRulesCarryMetadata(t *testing.T) {
 		if evaluator.SeverityRank(r.Severity) == 0 {
 			t.Errorf("rule %s has severity %q", r.ID, r.Severity)
 		}
+		// A severity for findings that rest on the assumed Kargo version is
+		// a lower one: named, the version makes them surer, never less sure.
+		if a := r.AssumedSeverity; a != "" && (evaluator.SeverityRank(a) == 0 || evaluator.SeverityRank(a) >= evaluator.SeverityRank(r.Severity)) {
+			t.Errorf("rule %s has severity %q and severity_assumed %q", r.ID, r.Severity, a)
+		}
 		dir := filepath.Join("../policies/rules", strings.ReplaceAll(r.ID, "-", "_"))
 		if _, err := os.Stat(dir); err != nil {
 			t.Errorf("rule %s does not live in its own folder %s", r.ID, dir)

@@ -47,7 +47,7 @@ func TestMalformedObjectsNeverFailEvaluation(t *testing.T) {
 		if f.Rule == "invalid-object" {
 			fields = append(fields, f.Resources[0].Name+" "+f.Details["field"].(string))
 		}
-		if f.Rule == "invalid-step-config" && f.Details["kind"] == nil {
+		if f.Rule == "invalid-step-config" && f.Details["kind"] == "schema" {
 			fields = append(fields, f.Resources[0].Name+" "+f.Details["path"].(string))
 		}
 	}

@@ -199,7 +199,7 @@ func evaluate(t *testing.T, ev *evaluator.Evaluator, objs []evaluator.Object) ou
 		case f.Rule == "invalid-object":
 			out.flagged = append(out.flagged, f.Resources[0].Kind+" "+f.Details["field"].(string))
 			continue
-		case f.Rule == "invalid-step-config" && f.Details["kind"] == nil:
+		case f.Rule == "invalid-step-config" && f.Details["kind"] == "schema":
 			step := strings.TrimPrefix(strings.ReplaceAll(f.Details["path"].(string), "/", "."), ".")
 			for _, p := range f.Details["problems"].([]any) {
 				field := p.(map[string]any)["field"].(string)

@@ -424,7 +424,7 @@ func (e *Evaluator) Model(ctx context.Context, objs []Object, opts ...ModelOptio
 	if err != nil {
 		return nil, err
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in), evalCache())
 	if err != nil {
 		return nil, fmt.Errorf("evaluating the model: %w", err)
 	}

@@ -89,6 +89,12 @@ type DuplicateKey struct {
 	// (1-based, absolute in the file).
 	Line  int `json:"line"`
 	First int `json:"first"`
+	// MappingLine and MappingColumn place the mapping that repeats the key
+	// (1-based; the line absolute in the file): the keys one mapping repeats
+	// (a list entry that lost its "- " and took the next one's keys) are one
+	// mistake. Zero when unknown.
+	MappingLine   int `json:"mappingLine,omitempty"`
+	MappingColumn int `json:"mappingColumn,omitempty"`
 }
 
 // Render modes: how a directory was read (Object.Rendered, RenderedRoot.Mode).

@@ -45,6 +45,14 @@ import (
 // GOMEMLIMIT set to it: what flipflop sets itself in a container limited to
 // 1 GiB (90% of the cgroup's limit); a third pass runs without it.
 //
+// FLIPFLOP_AUDITOR_BASELINE names another flipflop binary (say, one built from
+// main) to measure side by side: after the first pass, each further pass is
+// run by both, in turn (the baseline first on odd passes, second on even
+// ones), on the same API server and estate, and each line says which ran.
+// FLIPFLOP_AUDITOR_PASSES sets how many passes follow the first (default 1,
+// or 2 with FLIPFLOP_AUDITOR_MEMLIMIT: the last without the limit); when it is
+// set, FLIPFLOP_AUDITOR_MEMLIMIT holds for every pass.
+//
 // FLIPFLOP_AUDITOR_SHAPES picks the estates (comma-separated, default
 // monorepo,benchmark): monorepo is internal/estate's monorepo shape (every
 // Application in one repository, every Stage on a branch of its own: clean),
@@ -233,38 +241,38 @@ func measureAuditor(t *testing.T, bin, shape string, n int) {
 
 	out := filepath.Join(t.TempDir(), "report.json")
 	limit := os.Getenv("FLIPFLOP_AUDITOR_MEMLIMIT")
-	passes := 2
+	again, unlimitedLast := 1, false
 	if limit != "" {
-		passes = 3
+		again, unlimitedLast = 2, true
 	}
-	for pass := 1; pass <= passes; pass++ {
-		before := requestCounts(t, env)
-		cmd := exec.Command(bin, "check", "--cluster", "--kubeconfig", env.Kubeconfig, "--write-reports", "-o", "json", "--out", out, "--progress", "never")
-		gomemlimit := "default"
-		if limit != "" && pass < 3 {
-			cmd.Env = append(os.Environ(), "GOMEMLIMIT="+limit)
-			gomemlimit = limit
+	if s := os.Getenv("FLIPFLOP_AUDITOR_PASSES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Fatalf("FLIPFLOP_AUDITOR_PASSES=%q: want a number of passes", s)
 		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		began := time.Now()
-		err := cmd.Run()
-		wall := time.Since(began)
-		code := cmd.ProcessState.ExitCode()
-		if code != 0 && code != 1 {
-			t.Fatalf("pass %d: exit %d (%v)\n%s", pass, code, err, stderr.String())
+		again, unlimitedLast = n, false
+	}
+	baseline := os.Getenv("FLIPFLOP_AUDITOR_BASELINE")
+	for pass := 0; pass <= again; pass++ {
+		gomemlimit := limit
+		if unlimitedLast && pass == again {
+			gomemlimit = ""
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		after := requestCounts(t, env)
-		delta, total := requestDelta(before, after)
-		findings := 0
-		if b, err := os.ReadFile(out); err == nil {
-			findings = len(parseReport(t, string(b)).Findings)
+		bins := []string{bin}
+		switch {
+		case baseline == "" || pass == 0:
+		case pass%2 == 1:
+			bins = []string{baseline, bin}
+		default:
+			bins = []string{bin, baseline}
 		}
-		load, _ := os.ReadFile("/proc/loadavg")
-		t.Logf("%s, %d Applications, pass %d (GOMEMLIMIT %s, load average %s): exit %d, %d findings, wall %.1f s, user+sys CPU %.1f s, peak RSS %d MiB, %d API requests (%s)\n%s",
-			shape, apps, pass, gomemlimit, strings.Join(strings.Fields(string(load))[:3], " "), code, findings, wall.Seconds(),
-			time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds(), ru.Maxrss/1024, total, delta, strings.TrimSpace(stderr.String()))
+		for _, b := range bins {
+			which := "new"
+			if b == baseline {
+				which = "baseline"
+			}
+			auditorPass(t, env, b, which, shape, apps, pass+1, gomemlimit, out)
+		}
 	}
 	l, err := env.Dynamic().Resource(policyReports).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
@@ -276,4 +284,37 @@ func measureAuditor(t *testing.T, bin, shape string, n int) {
 		results += len(rs)
 	}
 	t.Logf("%s, %d Applications: %d PolicyReports holding %d results", shape, apps, len(l.Items), results)
+}
+
+// auditorPass runs one pass of the binary bin (which: "new" or "baseline")
+// and logs what it took.
+func auditorPass(t *testing.T, env *kubetest.Env, bin, which, shape string, apps, pass int, limit, out string) {
+	t.Helper()
+	before := requestCounts(t, env)
+	cmd := exec.Command(bin, "check", "--cluster", "--kubeconfig", env.Kubeconfig, "--write-reports", "-o", "json", "--out", out, "--progress", "never")
+	gomemlimit := "default"
+	if limit != "" {
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+limit)
+		gomemlimit = limit
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	began := time.Now()
+	err := cmd.Run()
+	wall := time.Since(began)
+	code := cmd.ProcessState.ExitCode()
+	if code != 0 && code != 1 {
+		t.Fatalf("%s, pass %d: exit %d (%v)\n%s", which, pass, code, err, stderr.String())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	after := requestCounts(t, env)
+	delta, total := requestDelta(before, after)
+	findings := 0
+	if b, err := os.ReadFile(out); err == nil {
+		findings = len(parseReport(t, string(b)).Findings)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("%s, %d Applications, pass %d, %s (GOMEMLIMIT %s, load average %s): exit %d, %d findings, wall %.1f s, user+sys CPU %.1f s, peak RSS %d MiB, %d API requests (%s)\n%s",
+		shape, apps, pass, which, gomemlimit, strings.Join(strings.Fields(string(load))[:3], " "), code, findings, wall.Seconds(),
+		time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds(), ru.Maxrss/1024, total, delta, strings.TrimSpace(stderr.String()))
 }

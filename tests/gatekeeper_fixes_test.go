@@ -15,42 +15,22 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Gatekeeper in deny, with every generated template and constraint installed:
-// each documented way out of the seed contradiction (examples/contradiction to
-// examples/fix-*), replayed one object at a time in several orders, is
-// admitted at every step, and changes that make the estate worse are denied
-// by the rule that finds them, and by no other (each rule's own template on
-// the newest gator, the all-rules template on every gator of the matrix).
-// gator reviews each step as the API server would send it (an
-// AdmissionReview with the old object), against the estate before the step
-// as the synced inventory.
+// Gatekeeper in deny, with the template and the shipped constraint (every
+// rule, its action switched to deny): each documented way out of the seed
+// contradiction (examples/contradiction to examples/fix-*), replayed one
+// object at a time in several orders, is admitted at every step, and
+// changes that make the estate worse are denied by the rule that finds them,
+// and by no other (each violation's message leads with its rule id), on
+// every gator of the matrix. gator reviews each step as the API server would
+// send it (an AdmissionReview with the old object), against the estate
+// before the step as the synced inventory.
 // policies/hosts/gatekeeper/fixes_test.rego replays every order of every way
 // out through the same adapter in OPA.
 func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	templates, _ := filepath.Glob("../bundles/gatekeeper/*/template.yaml")
-	if len(templates) < 6 {
-		t.Fatalf("want every admission rule's template and the all-rules one, found %v", templates)
-	}
-	// rules are the folders of the templates: each admission rule's, and
-	// "admission", the all-rules template, which must report every rule's
-	// violations.
-	var rules []string
-	for _, tmpl := range templates {
-		id := filepath.Base(filepath.Dir(tmpl))
-		rules = append(rules, id)
-		copyFile(t, tmpl, filepath.Join(dir, id+"-template.yaml"))
-		c, err := os.ReadFile(constraintOf(tmpl))
-		if err != nil {
-			t.Fatal(err)
-		}
-		deny := bytes.Replace(c, []byte("enforcementAction: warn"), []byte("enforcementAction: deny"), 1)
-		if bytes.Equal(deny, c) {
-			t.Fatalf("%s: constraint has no enforcementAction: warn to switch", id)
-		}
-		writeFile(t, filepath.Join(dir, id+"-constraint.yaml"), deny)
-	}
+	copyFile(t, gkTemplate, filepath.Join(dir, "template.yaml"))
+	writeFile(t, filepath.Join(dir, "constraint.yaml"), switchAction(t, gkConstraint, "deny"))
 
 	s := &replaySuite{dir: dir}
 	steps := 0
@@ -66,63 +46,60 @@ func TestCompatGatorFixesAdmittedInDeny(t *testing.T) {
 	}
 	// Orders of one way out share steps (every order of fix-stage-branches
 	// starts by writing the PromotionTask into the seed): such a step is one
-	// case, reviewed once per template; every step of every order is still
-	// one of the cases.
+	// case; every step of every order is still one of the cases.
 	t.Logf("%d steps, %d distinct reviews", steps, len(s.cases))
 
-	// One suite per template, run side by side: gator compiles a template
-	// for each case, which is most of its time.
-	for _, id := range rules {
-		var suite strings.Builder
-		fmt.Fprintf(&suite, "apiVersion: test.gatekeeper.sh/v1alpha1\nkind: Suite\nmetadata:\n  name: %s\ntests:\n", id)
-		fmt.Fprintf(&suite, "- name: %s\n  template: %s-template.yaml\n  constraint: %s-constraint.yaml\n  cases:\n", id, id, id)
-		for _, c := range s.cases {
-			n := c.want[id]
-			if id == "admission" {
-				for _, m := range c.want {
-					n += m
-				}
-			}
-			want := "'no'"
-			if n > 0 {
-				want = fmt.Sprint(n)
-			}
-			fmt.Fprintf(&suite, "  - name: %s\n    object: %s\n    inventory:\n    - %s\n    assertions:\n    - violations: %s\n", c.name, c.object, c.inventory, want)
+	var suite strings.Builder
+	suite.WriteString("apiVersion: test.gatekeeper.sh/v1alpha1\nkind: Suite\nmetadata:\n  name: fixes\ntests:\n")
+	suite.WriteString("- name: fixes\n  template: template.yaml\n  constraint: constraint.yaml\n  cases:\n")
+	for _, c := range s.cases {
+		fmt.Fprintf(&suite, "  - name: %s\n    object: %s\n    inventory:\n    - %s\n    assertions:\n", c.name, c.object, c.inventory)
+		total := 0
+		for _, rule := range slices.Sorted(maps.Keys(c.want)) {
+			total += c.want[rule]
+			fmt.Fprintf(&suite, "    - violations: %d\n      message: '^\\[%s\\] '\n", c.want[rule], rule)
 		}
-		writeFile(t, filepath.Join(dir, id+"-suite.yaml"), []byte(suite.String()))
+		want := "'no'"
+		if total > 0 {
+			want = fmt.Sprint(total)
+		}
+		fmt.Fprintf(&suite, "    - violations: %s\n", want)
 	}
-	// The all-rules template replays on every gator of the matrix, each
-	// rule's own template on the newest only. gator compiles the template
-	// for every case (25 cases, about 12 CPU-s a suite). On an older gator a
-	// rule's template would run the same rule's Rego on the same OPA as the
-	// all-rules template there, and TestCompatGatorVerify runs each
-	// template's own suite on every gator: five suites more on each older
-	// gator cost a minute of CPU in every CI run for nothing those cover not.
-	gators := hostsOf(t, "gator") // oldest first, as hack/hosts/matrix lists them
-	for gi, g := range gators {
-		newest := gi == len(gators)-1
+	writeFile(t, filepath.Join(dir, "suite.yaml"), []byte(suite.String()))
+	// gator compiles the template for every case (about half a CPU-second
+	// each), so the suite runs once per gator.
+	for _, g := range hostsOf(t, "gator") {
 		t.Run(g.String(), func(t *testing.T) {
-			for _, id := range rules {
-				if id != "admission" && !newest {
-					continue
-				}
-				t.Run(id, func(t *testing.T) {
-					t.Parallel()
-					out, stderr, code := runCmd(t, dir, g.Path, "verify", "-v", id+"-suite.yaml")
-					if code != 0 {
-						t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
-					}
-					if n := strings.Count(out, "--- PASS"); n < len(s.cases) {
-						t.Errorf("%d passing cases, want %d:\n%s", n, len(s.cases), out)
-					}
-				})
+			t.Parallel()
+			out, stderr, code := runCmd(t, dir, g.Path, "verify", "-v", "suite.yaml")
+			if code != 0 {
+				t.Fatalf("gator verify failed (exit %d):\n%s\n%s", code, out, stderr)
+			}
+			if n := strings.Count(out, "--- PASS") - 1; n != len(s.cases) { // and the test's own PASS
+				t.Errorf("%d passing cases, want %d:\n%s", n, len(s.cases), out)
 			}
 		})
 	}
 }
 
+// switchAction is a constraint file of bundles/gatekeeper with its scoped
+// action (warn) switched to action.
+func switchAction(t *testing.T, path, action string) []byte {
+	t.Helper()
+	c, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switched := bytes.Replace(c, []byte("\n  - action: warn\n"), []byte("\n  - action: "+action+"\n"), 1)
+	if bytes.Equal(switched, c) && action != "warn" {
+		t.Fatalf("%s: no scoped action: warn to switch", path)
+	}
+	return switched
+}
+
 // replaySuite collects gator cases: an AdmissionReview and the inventory it is
-// reviewed against, with the violations each rule's template must report.
+// reviewed against, with the violations of each rule the constraint must
+// report.
 type replaySuite struct {
 	dir   string
 	cases []replayCase

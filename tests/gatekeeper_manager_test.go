@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -23,32 +22,34 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/internal/kubetest"
 )
 
-// admissionRules are the rules the Gatekeeper templates report.
-var admissionRules = []string{
-	"shared-branch-contradiction", "foreign-branch-writer", "shared-application",
-	"unreachable-desired-revision", "missing-authorized-stage",
-}
-
 // A real Gatekeeper, in deny, behind a real API server: the manager built
 // from Gatekeeper's module as released (hack/hosts/matrix), its released CRDs,
-// every generated template and constraint (the five rules' and the all-rules
-// one) switched to deny, the SyncSet, and the webhook registered as the
-// release registers it. Each documented way out of the seed contradiction is
-// applied one object at a time, in several orders, as a user would apply
-// them, and every step is admitted; the changes for the worse are denied by
-// the rule that finds them, and by no other; a status write and a label on
-// a Stage of a contradiction that exists already are admitted.
+// the template, the SyncSet, the shipped constraint (scoped, every rule) with
+// its action switched to deny, and the webhook registered as the release
+// registers it. Each documented way out of the seed contradiction is applied
+// one object at a time, in several orders, as a user would apply them, and
+// every step is admitted; the changes for the worse are denied by the rule
+// that finds them, and by no other; a status write and a label on a Stage of
+// a contradiction that exists already are admitted. Then the deny and warn
+// pair replaces the constraint, as shipped: a change for the worse that the
+// deny constraint's rules find is denied by it, one only the others find is
+// admitted with the warn constraint's warning.
 //
 // Each replay and each change for the worse has an estate of its own (its
 // own Kargo project, Argo CD namespace and repository), created before the
@@ -107,7 +108,8 @@ func gatekeeperInDeny(t *testing.T, gk host) {
 	applyEstate(t, env, seed, existing)
 
 	logPath := startGatekeeper(t, env, gk, version, mod)
-	installBundle(t, env, logPath)
+	installTemplate(t, env, logPath)
+	applyObjs(t, env, decode(t, switchAction(t, gkConstraint, "deny"))...)
 
 	// Ready when the first change for the worse is denied (a dry run): the
 	// constraints are enforced and the inventory holds the estates.
@@ -145,7 +147,7 @@ func gatekeeperInDeny(t *testing.T, gk host) {
 			if !strings.Contains(msg, "denied the request") {
 				t.Errorf("%s: failed, but not by a denial: %v", w.name, err)
 			}
-			for _, rule := range admissionRules {
+			for _, rule := range offeredRules(t) {
 				if got, want := strings.Contains(msg, "["+rule+"]"), w.want[rule] > 0; got != want {
 					t.Errorf("%s: denied by %s: %v, want %v:\n%s", w.name, rule, got, want, msg)
 				}
@@ -166,9 +168,145 @@ func gatekeeperInDeny(t *testing.T, gk host) {
 			t.Errorf("a label on a Stage of a contradiction that was there before: %v", err)
 		}
 	})
+	t.Run("deny-and-warn-pair", func(t *testing.T) {
+		pairInDeny(t, env, logPath, worse, len(replays))
+	})
 	if t.Failed() {
 		t.Logf("Gatekeeper's log:\n%s", logTail(logPath))
 	}
+}
+
+// pairInDeny replaces the one constraint with the deny and warn pair, as
+// shipped, and dry-runs each change for the worse (server-side apply) until
+// Gatekeeper enforces the pair: one that a rule of the deny constraint finds
+// is denied by that constraint, naming those rules; any other is admitted,
+// with a warning from the warn constraint naming the rules that find it.
+func pairInDeny(t *testing.T, env *kubetest.Env, logPath string, worse []worseChange, first int) {
+	if err := env.Delete(kctx(t), decode(t, mustRead(t, gkConstraint))[0]); err != nil {
+		t.Fatal(err)
+	}
+	applyObjs(t, env, append(decode(t, mustRead(t, gkPairDeny)), decode(t, mustRead(t, gkPairWarn))...)...)
+	denies := pairDenies(t)
+	warnings := &warningLog{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WarningHandler = warnings
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := restmapper.GetAPIGroupResources(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDiscoveryRESTMapper(groups)
+	for i, w := range worse {
+		obj := toUnstructured(isolated(first + i).apply(w.obj))
+		gvk := obj.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []string // the rules that find the change
+		for _, r := range slices.Sorted(maps.Keys(w.want)) {
+			if w.want[r] > 0 {
+				rules = append(rules, r)
+			}
+		}
+		denied := slices.ContainsFunc(rules, func(r string) bool { return slices.Contains(denies, r) })
+		deadline := time.Now().Add(time.Minute)
+		for {
+			warnings.reset()
+			_, err := dyn.Resource(m.Resource).Namespace(obj.GetNamespace()).Apply(kctx(t), obj.GetName(), obj,
+				metav1.ApplyOptions{FieldManager: "kubetest", Force: true, DryRun: []string{metav1.DryRunAll}})
+			why := pairAnswer(err, warnings.all(), denied, rules)
+			if why == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s, the deny and warn pair: %s\n%s", w.name, why, logTail(logPath))
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+// pairAnswer says what is wrong with the pair's answer to a change the rules
+// given find ("" when nothing is): denied by flipflop-deny naming them when
+// denied, else admitted with flipflop-warn's warning naming them.
+func pairAnswer(err error, warnings []string, denied bool, rules []string) string {
+	if denied {
+		if err == nil || !strings.Contains(err.Error(), "[flipflop-deny]") {
+			return fmt.Sprintf("want a denial by flipflop-deny, got %v", err)
+		}
+		for _, r := range rules {
+			if !strings.Contains(err.Error(), "["+r+"]") {
+				return fmt.Sprintf("the denial does not name %s: %v", r, err)
+			}
+		}
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("want it admitted with a warning, got %v", err)
+	}
+	text := strings.Join(warnings, "\n")
+	if !strings.Contains(text, "[flipflop-warn]") {
+		return fmt.Sprintf("admitted without flipflop-warn's warning (warnings: %q)", warnings)
+	}
+	for _, r := range rules {
+		if !strings.Contains(text, "["+r+"]") {
+			return fmt.Sprintf("the warning does not name %s: %q", r, warnings)
+		}
+	}
+	return ""
+}
+
+// warningLog keeps the warnings the API server sends (Gatekeeper's warn
+// constraints answer with them).
+type warningLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+// HandleWarningHeader is rest.WarningHandler's.
+func (w *warningLog) HandleWarningHeader(_ int, _ string, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, msg)
+}
+
+func (w *warningLog) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = nil
+}
+
+func (w *warningLog) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.msgs)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decode(t *testing.T, b []byte) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := kubetest.Decode(b)
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("decoding: %v (%d objects)", err, len(objs))
+	}
+	return objs
 }
 
 // applyAdmitted applies obj, and when it is denied, tries again for a few
@@ -423,83 +561,54 @@ func registerWebhook(t *testing.T, env *kubetest.Env, mod string, m gatekeeperPr
 	applyObjs(t, env, vwc)
 }
 
-// installBundle installs bundles/gatekeeper as docs/hosts.md says (the
-// kustomization, a wait for the templates, then the constraints), with every
-// constraint, both sets, switched to deny.
-func installBundle(t *testing.T, env *kubetest.Env, logPath string) {
-	t.Helper()
-	installBundleWith(t, env, logPath, "deny")
-}
-
-// installBundleWith installs the templates and the constraints of the
-// templates' folders named in only (all when none is named), with the
-// enforcement action given.
-func installBundleWith(t *testing.T, env *kubetest.Env, logPath, action string, only ...string) {
+// installTemplate installs bundles/gatekeeper's first step as docs/hosts.md
+// says (the kustomization: the SyncSet and the template) and waits until
+// Gatekeeper has created the template, so that its constraints can be
+// applied.
+func installTemplate(t *testing.T, env *kubetest.Env, logPath string) {
 	t.Helper()
 	var k struct{ Resources []string }
-	b, err := os.ReadFile("../bundles/gatekeeper/kustomization.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(b, &k); err != nil {
+	if err := yaml.Unmarshal(mustRead(t, gkDir+"/kustomization.yaml"), &k); err != nil {
 		t.Fatal(err)
 	}
 	var templates []string
 	for _, r := range k.Resources {
-		path := filepath.Join("../bundles/gatekeeper", r)
+		path := filepath.Join(gkDir, r)
 		if err := env.ApplyFiles(kctx(t), path); err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasSuffix(r, "template.yaml") {
+		if objs := decodeFile(t, path); objs[0].GetKind() == "ConstraintTemplate" {
 			templates = append(templates, path)
 		}
 	}
-	for _, tmpl := range templates {
-		objs := decodeFile(t, tmpl)
-		name := objs[0].GetName()
-		deadline := time.Now().Add(2 * time.Minute)
-		for {
-			rc, err := env.Resource(objs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := rc.Get(kctx(t), name, metav1.GetOptions{})
-			if err == nil {
-				if created, _, _ := unstructured.NestedBool(got.Object, "status", "created"); created {
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				crds, _ := env.Dynamic().Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).List(kctx(t), metav1.ListOptions{})
-				for _, c := range crds.Items {
-					if strings.Contains(c.GetName(), "constraints.gatekeeper") {
-						conds, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
-						t.Logf("CRD %s: %v", c.GetName(), conds)
-					}
-				}
-				t.Fatalf("template %s not created in 2 minutes:\n%s", name, logTail(logPath))
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
-		if len(only) > 0 && !slices.Contains(only, filepath.Base(filepath.Dir(tmpl))) {
-			continue
-		}
-		c, err := os.ReadFile(constraintOf(tmpl))
-		if err != nil {
-			t.Fatal(err)
-		}
-		switched := bytes.Replace(c, []byte("enforcementAction: warn"), []byte("enforcementAction: "+action), 1)
-		if !bytes.Contains(c, []byte("enforcementAction: warn")) {
-			t.Fatalf("%s: constraint has no enforcementAction: warn to switch", constraintOf(tmpl))
-		}
-		cs, err := kubetest.Decode(switched)
-		if err != nil {
-			t.Fatal(err)
-		}
-		applyObjs(t, env, cs...)
+	if len(templates) != 1 {
+		t.Fatalf("want the one template in step 1, found %v", templates)
 	}
-	if len(templates) < 6 {
-		t.Fatalf("want every admission rule's template and the all-rules one, found %v", templates)
+	objs := decodeFile(t, templates[0])
+	name := objs[0].GetName()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		rc, err := env.Resource(objs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rc.Get(kctx(t), name, metav1.GetOptions{})
+		if err == nil {
+			if created, _, _ := unstructured.NestedBool(got.Object, "status", "created"); created {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			crds, _ := env.Dynamic().Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).List(kctx(t), metav1.ListOptions{})
+			for _, c := range crds.Items {
+				if strings.Contains(c.GetName(), "constraints.gatekeeper") {
+					conds, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
+					t.Logf("CRD %s: %v", c.GetName(), conds)
+				}
+			}
+			t.Fatalf("template %s not created in 2 minutes:\n%s", name, logTail(logPath))
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 

@@ -55,25 +55,17 @@ func TestCompatKargoVersionInEveryHost(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	constraint, err := os.ReadFile("../bundles/gatekeeper/constraints/missing-authorized-stage.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withVersion := strings.Replace(string(constraint), "parameters: {}", "parameters:\n    kargoVersion: v1.10.9", 1)
-	if withVersion == string(constraint) {
-		t.Fatal("the constraint has no empty parameters to set")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "constraint.yaml"), []byte(withVersion), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmpl := "../bundles/gatekeeper/missing-authorized-stage/template.yaml"
+	// The shipped template, through a constraint that reports
+	// missing-authorized-stage alone, without and with kargoVersion.
+	dir, older1 := t.TempDir(), t.TempDir()
+	newestC := selecting(t, dir, nil, "missing-authorized-stage")
+	olderC := selecting(t, older1, map[string]any{"kargoVersion": "v1.10.9"}, "missing-authorized-stage")
 	sample := filepath.Join("..", list)
 	for _, g := range hostsOf(t, "gator") {
-		if got := gatorResults(t, g, []string{"test", "-o", "json", "-f", tmpl, "-f", constraintOf(tmpl), "-f", sample}); len(got) != 0 {
+		if got := gatorResults(t, g, []string{"test", "-o", "json", "-f", gkTemplate, "-f", newestC, "-f", sample}); len(got) != 0 {
 			t.Errorf("%s, newest: %v", g, got)
 		}
-		got := gatorResults(t, g, []string{"test", "-o", "json", "-f", tmpl, "-f", filepath.Join(dir, "constraint.yaml"), "-f", sample})
+		got := gatorResults(t, g, []string{"test", "-o", "json", "-f", gkTemplate, "-f", olderC, "-f", sample})
 		if len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "[missing-authorized-stage]") {
 			t.Errorf("%s, kargoVersion v1.10.9: %v", g, got)
 		}

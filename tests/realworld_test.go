@@ -15,28 +15,41 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator/render"
 )
 
-// realWorld is the second corpus: eleven public repositories pairing Kargo
+// realWorld is the second corpus: thirty-three public repositories pairing Kargo
 // with Argo CD, with a README of what a careful Kargo engineer finds in each.
 // It is read in place, never copied.
 const realWorld = "../../shared/corpus/real-world"
 
-// realWorldReport checks paths (relative to realWorld) as `flipflop check`
-// does by default: charts and kustomizations rendered.
-func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*evaluator.Report, []evaluator.Object) {
+// realWorldReport checks a row's paths (relative to realWorld) as `flipflop
+// check` does: charts and kustomizations rendered, with the row's Kargo version
+// (--kargo-version) and its checkouts (--repo-root, relative to realWorld)
+// expanding ApplicationSet git generators.
+func realWorldReport(t *testing.T, r row) (*evaluator.Report, []evaluator.Object) {
 	t.Helper()
 	if _, err := os.Stat(realWorld); err != nil {
 		t.Skipf("corpus %s not present", realWorld)
 	}
 	var full []string
-	for _, p := range paths {
+	for _, p := range r.paths {
 		full = append(full, filepath.Join(realWorld, p))
 	}
-	r := render.New(full...)
-	r.Helm = helm
-	l := &loader.Loader{Renderer: r}
+	var roots []loader.RepoRoot
+	dirs := slices.Clone(full)
+	for _, p := range r.repoRoots {
+		root, err := loader.NewRepoRoot(filepath.Join(realWorld, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, root)
+		dirs = append(dirs, root.Dir)
+	}
+	rr := render.New(dirs...)
+	rr.Helm = r.helm
+	aliases := loader.NewAliasBudget()
+	l := &loader.Loader{Renderer: rr, Aliases: aliases}
 	loaded := l.LoadAll(full)
-	objs, errs, rendered := loaded.Objects, loaded.Errors, loaded.Rendered
-	ev, err := evaluator.New(context.Background(), evaluator.Settings{}, evaluator.StrictBuiltinErrors())
+	objs, genErrs := loader.ExpandGitGeneratorsWithin(loaded.Objects, roots, aliases)
+	ev, err := evaluator.New(context.Background(), evaluator.Settings{KargoVersion: r.kargo}, evaluator.StrictBuiltinErrors())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,18 +57,37 @@ func realWorldReport(t *testing.T, helm render.HelmOptions, paths ...string) (*e
 	if err != nil {
 		t.Fatal(err)
 	}
-	report.Errors = errs
-	report.Rendered = rendered
+	report.Errors = append(loaded.Errors, genErrs...)
+	report.Rendered = loaded.Rendered
 	return report, objs
 }
 
-// corpusGaps returns the kustomization files under the paths that cannot be
-// built because the corpus left out files they reference (the corpus copies
-// only the relevant files: workload bases are missing), and those that use
-// helmCharts (which flipflop refuses: kustomize would run helm and download).
-func corpusGaps(t *testing.T, paths []string) (missing, helmCharts map[string]bool) {
+// topLevel lists an estate's top-level folders and files but its older
+// commits (at-<sha>) and SOURCE.txt, relative to realWorld: the estate "without
+// at-<sha>" of the README.
+func topLevel(estate string) []string {
+	entries, _ := os.ReadDir(filepath.Join(realWorld, estate))
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "at-") || e.Name() == "SOURCE.txt" {
+			continue
+		}
+		out = append(out, estate+"/"+e.Name())
+	}
+	return out
+}
+
+// gaps are the inputs the corpus cannot build because of how it was copied,
+// by file: kustomizations whose bases were left out (missing), those that use
+// helmCharts (which flipflop refuses: kustomize would run helm and download),
+// and charts whose subcharts were symbolic links, copied as files that hold
+// the link's target (symlinked).
+type gaps struct{ missing, helmCharts, symlinked map[string]bool }
+
+// corpusGaps returns the gaps under the paths (see gaps).
+func corpusGaps(t *testing.T, paths []string) gaps {
 	t.Helper()
-	missing, helmCharts = map[string]bool{}, map[string]bool{}
+	g := gaps{missing: map[string]bool{}, helmCharts: map[string]bool{}, symlinked: map[string]bool{}}
 	var broken func(dir string, seen map[string]bool) bool
 	broken = func(dir string, seen map[string]bool) bool {
 		if seen[dir] {
@@ -91,24 +123,56 @@ func corpusGaps(t *testing.T, paths []string) (missing, helmCharts map[string]bo
 	}
 	for _, root := range paths {
 		filepath.WalkDir(filepath.Join(realWorld, root), func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() || loader.KustomizationFile(p) == "" {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if symlinkStandIn(p) {
+				g.symlinked[filepath.ToSlash(filepath.Join(p, "Chart.yaml"))] = true
+			}
+			if loader.KustomizationFile(p) == "" {
 				return nil
 			}
 			file := filepath.ToSlash(loader.KustomizationFile(p))
 			data, _ := os.ReadFile(file)
 			if strings.Contains(string(data), "helmCharts:") {
-				helmCharts[file] = true
+				g.helmCharts[file] = true
 			} else if broken(p, map[string]bool{}) {
-				missing[file] = true
+				g.missing[file] = true
 			}
 			return nil
 		})
 	}
-	return missing, helmCharts
+	return g
 }
 
-// row is one estate of the corpus README: the error findings it must give
-// (exactly), the warnings it must give, and the other warnings it may give.
+// symlinkStandIn reports whether the chart at dir has a subchart that the
+// copy turned from a symbolic link into a file holding its target: a file of
+// charts/ whose text is a relative path to a directory with a Chart.yaml.
+func symlinkStandIn(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err != nil {
+		return false
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "charts"))
+	for _, e := range entries {
+		if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".tgz") {
+			continue
+		}
+		target, err := os.ReadFile(filepath.Join(dir, "charts", e.Name()))
+		if err != nil || len(target) > 256 {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "charts", string(target), "Chart.yaml")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// row is one estate of the corpus README, checked as the README says (with
+// its --kargo-version and --repo-root): the error findings it must give
+// (exactly), the warnings it must give, the other warnings it may give, the
+// findings that must not appear, and the input errors it must give (the exit-2
+// cases the README calls right).
 type row struct {
 	name     string
 	paths    []string
@@ -117,8 +181,26 @@ type row struct {
 	// extra are warnings the README does not list but that are true (the README
 	// lists "only what is expected"; each is justified where it is set).
 	extra []string
-	helm  render.HelmOptions
-	check func(t *testing.T, r *evaluator.Report, objs []evaluator.Object)
+	// absent are rules the README says must not appear.
+	absent []string
+	// inputErrors are the input errors the README calls right: each must be
+	// reported, and no other but the corpus's gaps.
+	inputErrors []inputError
+	// kargo is the Kargo version the README names (--kargo-version).
+	kargo string
+	// repoRoots are the checkouts the README names (--repo-root), relative to
+	// realWorld.
+	repoRoots []string
+	helm      render.HelmOptions
+	check     func(t *testing.T, r *evaluator.Report, objs []evaluator.Object)
+}
+
+// inputError is an input error a row expects: in a file whose path ends with
+// file, with a message that holds contains.
+type inputError struct{ file, contains string }
+
+func (ie inputError) matches(e evaluator.LoadError) bool {
+	return strings.HasSuffix(filepath.ToSlash(e.Path), ie.file) && strings.Contains(e.Message, ie.contains)
 }
 
 func findingsOf(r *evaluator.Report, rule string) []evaluator.Finding {
@@ -174,9 +256,14 @@ func realWorldRows() []row {
 		// Its git-commit steps use messageFromSteps, which Kargo v1.5 removed:
 		// on the newest Kargo they fail every promotion (invalid-step-config),
 		// which the README's verdicts predate.
+		// The missing authorizations come second: the promotion fails first at
+		// git-commit, and the finding says so (issue 40 item 4).
 		{name: "c-yco HEAD", paths: []string{"c-yco__argo-kargo-multicluster-lab/argocd", "c-yco__argo-kargo-multicluster-lab/kargo"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
-			warnings: []string{"invalid-step-config"}},
+			warnings: []string{"invalid-step-config"},
+			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
+				wantMessage(t, r, "missing-authorized-stage", "the promotion does not get that far: it fails first at step \"step-2\" (git-commit), on its config (invalid-step-config). Once that is fixed, it fails here with \"Argo CD Application")
+			}},
 		{name: "c-yco at-fd8e23e", paths: []string{"c-yco__argo-kargo-multicluster-lab/at-fd8e23e"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
 			warnings: []string{"shared-write-branch", "invalid-step-config"}},
@@ -239,6 +326,7 @@ func realWorldRows() []row {
 				}
 			}},
 	}
+	rows = append(rows, moreRealWorldRows()...)
 	sww := map[string]bool{"active-active": true, "beyond-k8s": true, "demo-db-rollback-routing": true, "demo-downstream": true,
 		"demo-microservices": true, "demo-tenant-overrides": true, "team-daniel": true}
 	apps, _ := filepath.Glob(filepath.Join(realWorld, "akuity__sedemo-platform/apps/*"))
@@ -304,7 +392,7 @@ func TestRealWorldCorpus(t *testing.T) {
 	}
 	for _, r := range realWorldRows() {
 		t.Run(r.name, func(t *testing.T) {
-			report, objs := realWorldReport(t, r.helm, r.paths...)
+			report, objs := realWorldReport(t, r)
 			if report.Summary.Objects == 0 {
 				t.Fatal("no objects read")
 			}
@@ -315,6 +403,9 @@ func TestRealWorldCorpus(t *testing.T) {
 					errs = append(errs, f.Rule)
 				case evaluator.SeverityWarning:
 					warns = append(warns, f.Rule)
+				}
+				if slices.Contains(r.absent, f.Rule) {
+					t.Errorf("%s must not appear: %s", f.Rule, f.Message)
 				}
 			}
 			slices.Sort(errs)
@@ -333,26 +424,35 @@ func TestRealWorldCorpus(t *testing.T) {
 					t.Errorf("unexpected warning %s", w)
 				}
 			}
-			missing, helmCharts := corpusGaps(t, r.paths)
+			g := corpusGaps(t, r.paths)
 			failed := map[string]bool{}
+			reported := make([]bool, len(r.inputErrors))
 			for _, e := range report.Errors {
+				if i := slices.IndexFunc(r.inputErrors, func(ie inputError) bool { return ie.matches(e) }); i >= 0 {
+					reported[i], failed[e.Path] = true, true
+					continue
+				}
 				switch {
-				case missing[e.Path] && strings.Contains(e.Message, "does not exist"):
+				case g.missing[e.Path] && strings.Contains(e.Message, "does not exist"):
 					failed[e.Path] = true
-				case helmCharts[e.Path] && strings.Contains(e.Message, "helmCharts"):
+				case g.helmCharts[e.Path] && strings.Contains(e.Message, "helmCharts"):
+					failed[e.Path] = true
+				case g.symlinked[e.Path] && strings.Contains(e.Message, "Chart.yaml file is missing"):
 					failed[e.Path] = true
 				default:
 					t.Errorf("input error %s", e)
 				}
 			}
-			for k := range missing {
-				if !failed[k] {
-					t.Errorf("%s references files the corpus lacks but was built", k)
+			for i, ie := range r.inputErrors {
+				if !reported[i] {
+					t.Errorf("input error in %s (%q) not reported", ie.file, ie.contains)
 				}
 			}
-			for k := range helmCharts {
-				if !failed[k] {
-					t.Errorf("%s uses helmCharts but was built", k)
+			for _, m := range []map[string]bool{g.missing, g.helmCharts, g.symlinked} {
+				for k := range m {
+					if !failed[k] {
+						t.Errorf("%s cannot be built from the corpus's copy but was", k)
+					}
 				}
 			}
 			if r.check != nil {

@@ -45,6 +45,14 @@ type goreleaserConfig struct {
 		} `json:"format_overrides"`
 		Files []string `json:"files"`
 	} `json:"archives"`
+	Before struct {
+		Hooks []string `json:"hooks"`
+	} `json:"before"`
+	Release struct {
+		ExtraFiles []struct {
+			Glob string `json:"glob"`
+		} `json:"extra_files"`
+	} `json:"release"`
 	Checksum struct {
 		NameTemplate string `json:"name_template"`
 		Algorithm    string `json:"algorithm"`
@@ -138,20 +146,14 @@ func TestReleaseConfiguration(t *testing.T) {
 		t.Errorf("the image is not tagged with the release tag and latest: %v", k.Tags)
 	}
 
-	// The CronJob runs the image the release publishes.
-	cron, err := os.ReadFile("../deploy/cronjob.yaml")
-	if err != nil {
-		t.Fatal(err)
+	// The chart runs the image the release publishes, tagged with the
+	// chart's appVersion (hack/chartpackage sets it to the release's).
+	var values struct {
+		Image struct{ Repository, Tag string }
 	}
-	images := regexp.MustCompile(`(?m)^\s*image:\s*(\S+)`).FindAllStringSubmatch(string(cron), -1)
-	if len(images) == 0 {
-		t.Fatal("deploy/cronjob.yaml names no image")
-	}
-	for _, m := range images {
-		repo, tag, _ := strings.Cut(m[1], ":")
-		if repo != k.Repositories[0] || tag != "latest" && !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(tag) {
-			t.Errorf("deploy/cronjob.yaml runs %s, which the release does not publish (%s)", m[1], k.Repositories[0])
-		}
+	readYAML(t, "../charts/flipflop/values.yaml", &values)
+	if values.Image.Repository != k.Repositories[0] || values.Image.Tag != "" {
+		t.Errorf("the chart runs %s:%s, not the release's image %s at the chart's appVersion", values.Image.Repository, values.Image.Tag, k.Repositories[0])
 	}
 
 	// The krew manifest names exactly the archives the release builds.
@@ -342,7 +344,9 @@ func TestGoreleaserSnapshot(t *testing.T) {
 	if err := os.WriteFile(cfg, append(orig, []byte("\ndist: "+filepath.Join(dist, "dist")+"\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCmd(t, "..", gr, "build", "--config", cfg, "--snapshot", "--single-target", "--output", bin)
+	// --skip=before: the hook packages the chart into the work tree's out/
+	// (TestReleasePackagesTheChart, charts.TestPackage).
+	stdout, stderr, code := runCmd(t, "..", gr, "build", "--config", cfg, "--snapshot", "--single-target", "--skip=before", "--output", bin)
 	if code != 0 {
 		t.Fatalf("goreleaser build --snapshot: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -350,5 +354,25 @@ func TestGoreleaserSnapshot(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`(?m)^flipflop\s+v\d+\.\d+\.\d+-snapshot\+\S+$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^commit\s+`+strings.TrimSpace(string(head))+`$`).MatchString(out) {
 		t.Errorf("the snapshot binary does not carry its version and commit (HEAD %s):\n%s", head, out)
+	}
+}
+
+// The release attaches the Helm chart: a hook packages it (hack/chartpackage,
+// with the release's version) where release.extra_files takes it from.
+func TestReleasePackagesTheChart(t *testing.T) {
+	c := loadGoreleaser(t)
+	if len(c.Before.Hooks) != 1 || c.Before.Hooks[0] != "go run ./hack/chartpackage -version {{ .Version }} -out out/chart" {
+		t.Fatalf("before hooks %q", c.Before.Hooks)
+	}
+	if len(c.Release.ExtraFiles) != 1 || c.Release.ExtraFiles[0].Glob != "./out/chart/flipflop-{{ .Version }}.tgz" {
+		t.Fatalf("release extra_files %+v", c.Release.ExtraFiles)
+	}
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, "..", "go", "run", "./hack/chartpackage", "-version", "1.2.3", "-out", dir)
+	if code != 0 {
+		t.Fatalf("chartpackage: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "flipflop-1.2.3.tgz")); err != nil {
+		t.Fatal(err)
 	}
 }

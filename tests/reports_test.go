@@ -61,6 +61,19 @@ func bindUser(t *testing.T, env *kubetest.Env, user string, roles ...string) str
 	return kc
 }
 
+// runAuthorized runs bin in the repository root as runCmd does, again while
+// it exits 2 for up to 30 s: RBAC just granted reaches the authorizer's
+// cache within a moment.
+func runAuthorized(t *testing.T, bin string, args ...string) (string, string, int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		stdout, stderr, code := runCmd(t, "..", bin, args...)
+		if code != 2 || time.Now().After(deadline) {
+			return stdout, stderr, code
+		}
+	}
+}
+
 // resultsOf lists "policy=result" of a report's results.
 func resultsOf(u *unstructured.Unstructured) []string {
 	var out []string
@@ -86,15 +99,7 @@ func TestAuditorWritesReports(t *testing.T) {
 	}
 	kc := bindUser(t, env, "auditor", "flipflop-reader", "flipflop-report-writer")
 	args := []string{"check", "--cluster", "--kubeconfig", kc, "--write-reports", "-o", "json"}
-	var stdout, stderr string
-	var code int
-	// RBAC reaches the authorizer's cache within a moment.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-		stdout, stderr, code = runCmd(t, "..", bin, args...)
-		if code != 2 || time.Now().After(deadline) {
-			break
-		}
-	}
+	stdout, stderr, code := runAuthorized(t, bin, args...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (findings; the reports written)\n%s\n%s", code, stdout, stderr)
 	}

@@ -34,6 +34,9 @@ var malformedOnPurpose = []string{
 	"policies/rules/unmatched_application_selector/samples/fires/empty-selector/",
 	"policies/rules/unsupported_field/samples/fires/",
 	"policies/rules/invalid_step_config/samples/fires/git-push-without-path/",
+	"policies/rules/invalid_step_config/samples/fires/message-from-steps/",
+	// kustomize-set-image without tag or digest, the step that fails first
+	"policies/rules/missing_authorized_stage/samples/fires/earlier-step-fails-first/",
 }
 
 // Every object flipflop ships or prints for people to use is one a real cluster
@@ -279,7 +282,8 @@ func (s *stepSchemas) check(o *unstructured.Unstructured) error {
 // written passes once its expressions are evaluated. Kargo evaluates every
 // ${{ ... }} before validating a step's config, and a value that is one whole
 // expression takes the type of its result (a "true" becomes a boolean): each
-// such value is tried as written, as true and as false (at most 3^6 tries).
+// such value is tried as written, as true, as false and as a number (at most
+// 4^6 tries).
 func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 	var leaves [][]any // paths of whole-expression strings
 	var walk func(v any, path []any)
@@ -338,13 +342,13 @@ func validUnderSomeEvaluation(sch *jsonschema.Schema, inst any) bool {
 	}
 	n := 1
 	for range leaves {
-		n *= 3
+		n *= 4
 	}
 	for combo := 0; combo < n; combo++ {
 		c := combo
 		for i, p := range leaves {
-			set(inst, p, []any{originals[i], true, false}[c%3])
-			c /= 3
+			set(inst, p, []any{originals[i], true, false, json.Number("1")}[c%4])
+			c /= 4
 		}
 		if sch.Validate(inst) == nil {
 			return true

@@ -15,9 +15,11 @@ import (
 
 func main() {
 	tuneGC()
+	stopProfile := startHeapProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
+	stopProfile()
 	os.Exit(cli.ExitCode(err, os.Stderr))
 }
 

@@ -270,7 +270,10 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 			return nil, err
 		}
 		if j >= 0 {
-			*c.duplicates = append(*c.duplicates, evaluator.DuplicateKey{Key: key, Line: c.lineOffset + k.Line, First: c.lineOffset + lines[j]})
+			*c.duplicates = append(*c.duplicates, evaluator.DuplicateKey{
+				Key: key, Line: c.lineOffset + k.Line, First: c.lineOffset + lines[j],
+				MappingLine: c.lineOffset + n.Line, MappingColumn: n.Column,
+			})
 			pairs[j][1], lines[j] = vt, k.Line
 			continue
 		}

@@ -70,7 +70,7 @@ func renderHelm(ctx context.Context, c *confined, dir string, opts HelmOptions, 
 	}
 	out.Chart = strings.TrimSpace(ch.Name() + " " + ch.Metadata.Version)
 	if missing := missingDependencies(ch, ""); len(missing) > 0 {
-		out.fail(shownDir+"/Chart.yaml", 0, "dependencies are not vendored under charts/ (flipflop does not download charts): "+strings.Join(missing, "; "))
+		out.fail(shownDir+"/Chart.yaml", 0, dependencyProblem(c, dir, missing))
 		return
 	}
 
@@ -236,10 +236,18 @@ func chartFiles(c *confined, dir string) ([]*archive.BufferedFile, error) {
 	return files, nil
 }
 
-// missingDependencies names the Chart.yaml dependencies (at every level) that
+// dependency is a Chart.yaml dependency that is not vendored under charts/:
+// how a message names it, its repository, and whether the chart itself
+// declares it (not one of its subcharts).
+type dependency struct {
+	label, repository string
+	top               bool
+}
+
+// missingDependencies lists the Chart.yaml dependencies (at every level) that
 // are not vendored under charts/.
-func missingDependencies(ch *chart.Chart, parent string) []string {
-	var missing []string
+func missingDependencies(ch *chart.Chart, parent string) []dependency {
+	var missing []dependency
 	have := map[string]bool{}
 	for _, d := range ch.Dependencies() {
 		have[d.Name()] = true
@@ -252,12 +260,66 @@ func missingDependencies(ch *chart.Chart, parent string) []string {
 		if where == "" {
 			where = "no repository"
 		}
-		missing = append(missing, fmt.Sprintf("%s%s %s (%s)", parent, d.Name, d.Version, where))
+		missing = append(missing, dependency{
+			label:      fmt.Sprintf("%s%s %s (%s)", parent, d.Name, d.Version, where),
+			repository: d.Repository,
+			top:        parent == "",
+		})
 	}
 	for _, d := range ch.Dependencies() {
 		missing = append(missing, missingDependencies(d, parent+d.Name()+" → ")...)
 	}
 	return missing
+}
+
+// dependencyProblem says why the chart in dir cannot be rendered for its
+// missing dependencies, by kind: a file:// dependency of the chart whose
+// directory does not exist (Helm resolves the path against the chart's
+// directory, so `helm dependency build`, which Argo CD runs, fails too); one
+// whose directory exists but was not built into charts/ (or lies outside
+// the paths the run reads); and the others, which flipflop would have to
+// download.
+func dependencyProblem(c *confined, dir string, missing []dependency) string {
+	var absent, local, outside, remote []string
+	for _, d := range missing {
+		p, ok := strings.CutPrefix(d.repository, "file://")
+		if !ok || !d.top {
+			remote = append(remote, d.label)
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(p))
+		}
+		real, err := c.resolve(p)
+		switch {
+		case err != nil:
+			outside = append(outside, d.label+": "+c.ShowAll(err.Error()))
+		case !isDir(real):
+			absent = append(absent, d.label+": "+c.Show(p)+" does not exist")
+		default:
+			local = append(local, d.label)
+		}
+	}
+	var parts []string
+	if len(absent) > 0 {
+		parts = append(parts, "file:// dependencies name directories that do not exist (the path is relative to the chart's directory, so `helm dependency build`, which Argo CD runs, fails as well): "+strings.Join(absent, "; "))
+	}
+	if len(local) > 0 {
+		parts = append(parts, "file:// dependencies are not built into charts/ (flipflop renders what charts/ holds; `helm dependency build` copies them there, as Argo CD does before it renders): "+strings.Join(local, "; "))
+	}
+	if len(outside) > 0 {
+		parts = append(parts, "file:// dependencies are not built into charts/, and flipflop may not read them where they are: "+strings.Join(outside, "; "))
+	}
+	if len(remote) > 0 {
+		parts = append(parts, "dependencies are not vendored under charts/ (flipflop does not download charts): "+strings.Join(remote, "; "))
+	}
+	return strings.Join(parts, ". ")
+}
+
+// isDir reports whether the real path p is a directory.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // templateSources maps rendered template names to their source text.

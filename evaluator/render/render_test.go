@@ -182,6 +182,45 @@ func TestHelmUnvendoredDependency(t *testing.T) {
 	}
 }
 
+// A file:// dependency is a chart in the repository: one whose path names no
+// directory (relative to the chart's) is a mistake Helm and Argo CD fail on as
+// well, and says so; one that exists is only not built into charts/; a remote
+// one is not downloaded (issue 40 item 4: the rewyekha estate's wrong paths).
+func TestHelmLocalDependencies(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"charts-src/catalogue/Chart.yaml": "apiVersion: v2\nname: catalogue\nversion: 0.1.1\n",
+		"umbrella/Chart.yaml": chartYAML + "dependencies:\n" +
+			"- name: catalogue\n  version: 0.1.1\n  repository: file://../charts-src/catalogue\n" +
+			"- name: voting\n  version: 0.1.1\n  repository: file://umbrella/voting\n" +
+			"- name: postgresql\n  version: 15.0.0\n  repository: https://charts.example.com\n",
+		"umbrella/templates/stage.yaml": "apiVersion: kargo.akuity.io/v1alpha1\nkind: Stage\nmetadata: {name: s, namespace: p}\n",
+	})
+	whole, err := newRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := renderDir(t, &Renderer{roots: []rootDir{whole}}, filepath.Join(root, "umbrella"))
+	chartFile := filepath.ToSlash(root) + "/umbrella/Chart.yaml"
+	e := wantError(t, out, chartFile, "file:// dependencies name directories that do not exist (the path is relative to the chart's directory")
+	for _, want := range []string{
+		"voting 0.1.1 (file://umbrella/voting): " + filepath.ToSlash(root) + "/umbrella/umbrella/voting does not exist",
+		"file:// dependencies are not built into charts/ (flipflop renders what charts/ holds; `helm dependency build` copies them there",
+		"catalogue 0.1.1 (file://../charts-src/catalogue)",
+		"dependencies are not vendored under charts/ (flipflop does not download charts): postgresql 15.0.0 (https://charts.example.com)",
+	} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("message does not say %q: %s", want, e.Message)
+		}
+	}
+	if strings.Contains(e.Message, "download charts): voting") || strings.Contains(e.Message, "download charts): catalogue") {
+		t.Errorf("a file:// dependency is called a download: %s", e.Message)
+	}
+	// Given the chart alone, the existing dependency lies outside what is read.
+	out = renderDir(t, &Renderer{}, filepath.Join(root, "umbrella"))
+	wantError(t, out, chartFile, "file:// dependencies are not built into charts/, and flipflop may not read them where they are: catalogue 0.1.1 (file://../charts-src/catalogue): ")
+}
+
 func TestHelmVendoredDependency(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
@@ -309,7 +348,7 @@ func TestKustomizeSeedOverlay(t *testing.T) {
 	if len(stages) != 2 {
 		t.Fatalf("stages %+v", stages)
 	}
-	lines := map[string]int{"dev": 18, "qa": 55}
+	lines := map[string]int{"dev": 18, "qa": 56}
 	for _, s := range stages {
 		if s.Path != seed+"/seed-kustomize/base/kargo.yaml" || s.Line != lines[s.Name] || s.RenderedBy != "kustomize "+dir {
 			t.Errorf("stage %s at %s:%d by %q", s.Name, s.Path, s.Line, s.RenderedBy)

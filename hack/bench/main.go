@@ -379,8 +379,6 @@ func snapshot(c *config, tmp string) error {
 	copies := []struct{ from, to string }{
 		{"bundles/conftest", "conftest"},
 		{"tests/bench/pairwise", "pairwise"},
-		{"bundles/gatekeeper/shared-branch-contradiction/template.yaml", "gatekeeper/template.yaml"},
-		{"bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "gatekeeper/constraint.yaml"},
 		{"hack/bench/gatekeeper/floor-template.yaml", "gatekeeper/floor-template.yaml"},
 		{"bundles/gatekeeper", "gatekeeper-all"},
 	}
@@ -391,10 +389,10 @@ func snapshot(c *config, tmp string) error {
 	}
 	c.conftestBundle = filepath.Join(policy, "conftest")
 	c.pairwisePolicy = filepath.Join(policy, "pairwise")
-	c.gkTemplate = filepath.Join(policy, "gatekeeper/template.yaml")
-	c.gkConstraint = filepath.Join(policy, "gatekeeper/constraint.yaml")
-	c.gkFloor = filepath.Join(policy, "gatekeeper/floor-template.yaml")
 	c.gkAll = filepath.Join(policy, "gatekeeper-all")
+	c.gkTemplate = filepath.Join(c.gkAll, "template.yaml")
+	c.gkConstraint = filepath.Join(c.gkAll, "constraint.yaml")
+	c.gkFloor = filepath.Join(policy, "gatekeeper/floor-template.yaml")
 	if c.goBench {
 		c.evaluatorTest = filepath.Join(bin, "evaluator.test")
 		build := exec.Command("go", "test", "-c", "-o", c.evaluatorTest, "./evaluator/")
@@ -717,41 +715,33 @@ type gkConfig struct {
 	status                 int    // entries of the status every inventory object gets (the bench's -status)
 }
 
-// The configurations row 6 measures: the one constraint of earlier runs; the
-// five rules' constraints together (Gatekeeper reviews every matching
-// constraint on each request) and the one all-rules constraint
-// (FlipflopAdmission) that replaces them, in audit form, as an admission
-// UPDATE the model reads, and on the monorepo shape, where every Application
-// is in one repository (issue 21's hardest case for a review's
-// neighbourhood); and a status write. One more gives every synced object a
-// 50-entry status, as a cluster's live objects carry and the files do not: a
-// review must not convert what it does not test (docs/performance.md, step 4c).
+// The configurations row 6 measures: the shipped constraint (the one
+// template, every rule) in audit form, as an admission UPDATE the model
+// reads, as a status write, and on the monorepo shape, where every
+// Application is in one repository (issue 21's hardest case for a review's
+// neighbourhood); and the deny and warn pair (two constraints of the same
+// template: Gatekeeper evaluates each on its own). One more gives every
+// synced object a 50-entry status, as a cluster's live objects carry and the
+// files do not: a review must not convert what it does not test
+// (docs/performance.md, step 4c).
 func gkConfigs(c config) ([]gkConfig, error) {
-	ts, err := filepath.Glob(filepath.Join(c.gkAll, "*", "template.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	var rules, cs []string
-	for _, t := range ts {
-		if filepath.Base(filepath.Dir(t)) == "admission" {
-			continue
+	one := []string{c.gkTemplate}
+	oneC := []string{c.gkConstraint}
+	pairC := []string{filepath.Join(c.gkAll, "deny-and-warn", "deny.yaml"), filepath.Join(c.gkAll, "deny-and-warn", "warn.yaml")}
+	for _, f := range append(append(slices.Clone(one), oneC...), pairC...) {
+		if _, err := os.Stat(f); err != nil {
+			return nil, err
 		}
-		rules = append(rules, t)
-		cs = append(cs, filepath.Join(c.gkAll, "constraints", filepath.Base(filepath.Dir(t))+".yaml"))
 	}
-	five := fmt.Sprintf("%d rules' constraints", len(rules))
-	one := []string{filepath.Join(c.gkAll, "admission", "template.yaml")}
-	oneC := []string{filepath.Join(c.gkAll, "admission", "constraint.yaml")}
-	const all = "1 all-rules constraint"
+	const shipped, pair = "the shipped constraint", "the deny and warn pair"
 	return []gkConfig{
-		{name: "1 constraint (shared-branch-contradiction)", templates: []string{c.gkTemplate}, constraints: []string{c.gkConstraint}, violations: true},
-		{name: five, templates: rules, constraints: cs, violations: true},
-		{name: all, templates: one, constraints: oneC, violations: true},
-		{name: all + ", UPDATE adding a label", templates: one, constraints: oneC, form: "update"},
-		{name: all + ", status write", templates: one, constraints: oneC, form: "status"},
-		{name: all + ", every synced object with a 50-entry status", templates: one, constraints: oneC, violations: true, status: 50},
-		{name: five + ", monorepo shape", templates: rules, constraints: cs, monorepo: true},
-		{name: all + ", monorepo shape", templates: one, constraints: oneC, monorepo: true},
+		{name: shipped, templates: one, constraints: oneC, violations: true},
+		{name: shipped + ", UPDATE adding a label", templates: one, constraints: oneC, form: "update"},
+		{name: shipped + ", status write", templates: one, constraints: oneC, form: "status"},
+		{name: shipped + ", every synced object with a 50-entry status", templates: one, constraints: oneC, violations: true, status: 50},
+		{name: shipped + ", monorepo shape", templates: one, constraints: oneC, monorepo: true},
+		{name: pair, templates: one, constraints: pairC, violations: true},
+		{name: pair + ", monorepo shape", templates: one, constraints: pairC, monorepo: true},
 	}, nil
 }
 
@@ -1114,9 +1104,9 @@ func (r *report) markdown(c config) string {
 	p("frameworks constraint client with the Rego driver, %s), in audit form\n", orDash(r.machine.opa["gatekeeper"]))
 	p("(no admission request, so every constraint runs its rule), against the floor: the same review\n")
 	p("with a template that only reads `data.inventory` and counts the Applications\n")
-	p("(`hack/bench/gatekeeper/floor-template.yaml`). Reviewed by the template and constraint of\n")
-	p("`bundles/gatekeeper/shared-branch-contradiction` alone, then by every generated template and\n")
-	p("constraint together (Gatekeeper reviews each matching constraint on every request). The\n")
+	p("(`hack/bench/gatekeeper/floor-template.yaml`). Reviewed by `bundles/gatekeeper`'s template\n")
+	p("and its shipped constraint (`constraint.yaml`, every rule), then by the deny and warn pair\n")
+	p("(`deny-and-warn/`: Gatekeeper reviews each matching constraint on every request). The\n")
 	p("inventory is the first files of the %s estate up to the given number of Applications, with\n", kObjects(r.gkEstate))
 	p("the Stages, ApplicationSets and PromotionTasks beside them; or the `monorepo` shape (every\n")
 	p("Application in one repository, each Stage on a branch of its own: clean).\n\n")

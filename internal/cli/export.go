@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
-	"github.com/flipflop-dev/flipflop/internal/docs"
 	"github.com/flipflop-dev/flipflop/internal/export"
 	"github.com/flipflop-dev/flipflop/internal/safefile"
 )
@@ -19,13 +17,14 @@ var exportTargets = []string{"conftest", "gatekeeper", "bundle", "all"}
 
 const exportLong = `Writes flipflop's policies, as embedded in this binary, for another host:
   conftest    the policy folder for: conftest test --combine -p DIR <manifests>
-  gatekeeper  ConstraintTemplates, SyncSet, Config snippet, a constraint (warn) per rule under
-              constraints/, one for every rule in admission/constraint.yaml, samples, gator suites;
-              apply DIR, wait, then one of the two (see DIR/kustomization.yaml).
-              With "-", the SyncSet, templates and a constraint per rule as one YAML stream for kubectl apply -f -:
-              the constraints are refused until Gatekeeper has made their kinds from the templates,
+  gatekeeper  the Flipflop ConstraintTemplate, SyncSet, Config snippet, its constraint (every rule,
+              warn at admission, never audited) in constraint.yaml, a deny and warn pair in
+              deny-and-warn/, samples, a gator suite; apply DIR, wait, then one of the two
+              (see DIR/kustomization.yaml).
+              With "-", the SyncSet, the template and constraint.yaml as one YAML stream for kubectl apply -f -:
+              the constraint is refused until Gatekeeper has made its kind from the template,
               so apply it again once kubectl wait --for=jsonpath='{.status.created}'=true
-              constrainttemplates -l app.kubernetes.io/part-of=flipflop --timeout=120s returns
+              constrainttemplate/flipflop --timeout=120s returns
   bundle      the OPA bundle (tar.gz) for: opa eval -b flipflop.tar.gz -i input.json data.flipflop.findings;
               DIR/flipflop.tar.gz, or the file itself when the target ends in .tar.gz or .tgz
   all         conftest/, gatekeeper/ and flipflop.tar.gz under DIR (what make bundles writes to bundles/)
@@ -111,11 +110,11 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 		b, err := export.Bundle()
 		return export.Files{"flipflop.tar.gz": b}, b, err
 	case "gatekeeper":
-		f, err := export.Gatekeeper(ctx, ev, docs.Text)
+		f, err := export.Gatekeeper(ctx, ev)
 		if err != nil {
 			return nil, nil, err
 		}
-		return f, applyStream(f), nil
+		return f, export.ApplyStream(f), nil
 	case "all":
 		all := export.Files{}
 		c, err := export.Conftest()
@@ -123,7 +122,7 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 			return nil, nil, err
 		}
 		all.Add("conftest/", c)
-		g, err := export.Gatekeeper(ctx, ev, docs.Text)
+		g, err := export.Gatekeeper(ctx, ev)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,27 +135,4 @@ func exportFiles(ctx context.Context, what string) (export.Files, []byte, error)
 		return all, nil, nil
 	}
 	return nil, nil, usagef("unknown export target %q (want %s)", what, joinOr(exportTargets))
-}
-
-// applyStream joins the SyncSet, templates and constraints for kubectl apply.
-func applyStream(f export.Files) []byte {
-	var b bytes.Buffer
-	write := func(p string) {
-		if b.Len() > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(f[p])
-	}
-	write("sync.yaml")
-	for _, p := range f.Paths() {
-		if strings.HasSuffix(p, "/template.yaml") {
-			write(p)
-		}
-	}
-	for _, p := range f.Paths() {
-		if strings.HasPrefix(p, "constraints/") && p != "constraints/kustomization.yaml" {
-			write(p)
-		}
-	}
-	return b.Bytes()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
+	"github.com/flipflop-dev/flipflop/internal/docs"
 )
 
 func newRulesCommand(stdio IO) *cobra.Command {
@@ -49,7 +50,7 @@ func runRules(ctx context.Context, format string, stdio IO) error {
 		tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSEVERITY\tTITLE")
 		for _, r := range ev.Rules() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, docs.SeverityText(r), r.Title)
 		}
 		return tw.Flush()
 	}

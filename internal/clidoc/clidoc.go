@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/flipflop-dev/flipflop/internal/cli"
+	"github.com/flipflop-dev/flipflop/internal/gentree"
 )
 
 // Where the pages live, relative to the repository root.
@@ -144,21 +144,7 @@ func Write(root string) error {
 			return err
 		}
 	}
-	for _, stale := range stalePages(root, files) {
-		if err := os.Remove(filepath.Join(root, filepath.FromSlash(stale))); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedNames(files) {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
-			continue
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return gentree.Write(root, files, stalePages(root, files))
 }
 
 // Check lists the pages under root that differ from what Generate produces,
@@ -168,20 +154,7 @@ func Check(root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var problems []string
-	for _, name := range sortedNames(files) {
-		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
-		switch {
-		case err != nil:
-			problems = append(problems, name+": missing")
-		case !bytes.Equal(old, files[name]):
-			problems = append(problems, name+": "+firstDifference(string(old), string(files[name])))
-		}
-	}
-	for _, stale := range stalePages(root, files) {
-		problems = append(problems, stale+": no command has this name any more")
-	}
-	return problems, nil
+	return gentree.Check(root, files, stalePages(root, files), "no command has this name any more"), nil
 }
 
 // stalePages are the pages under root's reference and man directories that
@@ -198,31 +171,4 @@ func stalePages(root string, files Files) []string {
 		}
 	}
 	return stale
-}
-
-func sortedNames(files Files) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// firstDifference describes where two texts first differ, for drift reports.
-func firstDifference(have, want string) string {
-	hl, wl := strings.Split(have, "\n"), strings.Split(want, "\n")
-	for i := range max(len(hl), len(wl)) {
-		var h, w string
-		if i < len(hl) {
-			h = hl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if h != w {
-			return fmt.Sprintf("line %d is %q, generated %q", i+1, h, w)
-		}
-	}
-	return "differs"
 }

@@ -213,6 +213,12 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 		tasks = append(tasks, tasksFor(r, opts)...)
 	}
 
+	// Each page is converted as it arrives, by the worker that read it, and
+	// dropped: the client's decoded copy of the estate never exists whole
+	// beside the one the evaluator reads.
+	conv := func(u *unstructured.Unstructured) (evaluator.Object, error) {
+		return toObject(u, label, opts.KeepStatus)
+	}
 	results := make([]result, len(tasks))
 	sem := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
@@ -222,25 +228,27 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) ([]evaluator.Obje
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = run(ctx, dyn, t, opts.ChunkSize, opts.maxPages())
+			results[i] = run(ctx, dyn, t, conv, opts.ChunkSize, opts.maxPages())
 		}()
 	}
 	wg.Wait()
 
-	var objs []evaluator.Object
-	for i, res := range results {
-		for j := range res.items {
-			o, err := toObject(&res.items[j], label, opts.KeepStatus)
-			if err != nil {
-				errs = append(errs, evaluator.LoadError{Path: label + ": " + tasks[i].String(), Message: err.Error()})
-				continue
-			}
-			objs = append(objs, o)
+	n := 0
+	for _, res := range results {
+		n += len(res.objs)
+	}
+	objs := make([]evaluator.Object, 0, n)
+	for i := range results {
+		res := &results[i]
+		objs = append(objs, res.objs...)
+		res.objs = nil
+		for _, msg := range res.bad {
+			errs = append(errs, evaluator.LoadError{Path: label + ": " + tasks[i].String(), Message: msg})
 		}
 		if res.err != nil {
 			errs = append(errs, evaluator.LoadError{
 				Path:    label + ": " + tasks[i].String(),
-				Message: red.clean(describe(tasks[i], res, cfg.Host)),
+				Message: red.clean(describe(tasks[i], *res, cfg.Host)),
 			})
 		}
 	}
@@ -326,16 +334,33 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-// result is what one task read: the items, and the error that stopped it.
+// result is what one task read: the objects converted, what could not be
+// converted, and the error that stopped it.
 type result struct {
-	items []unstructured.Unstructured
+	objs  []evaluator.Object
+	bad   []string // an object that could not be converted, each
+	read  int      // objects read, converted or not
 	pages int
 	err   error
 }
 
+// add converts one object read and adds it to the result.
+func (r *result) add(u *unstructured.Unstructured, conv converter) {
+	r.read++
+	o, err := conv(u)
+	if err != nil {
+		r.bad = append(r.bad, err.Error())
+		return
+	}
+	r.objs = append(r.objs, o)
+}
+
+// converter turns an object read into the evaluator's.
+type converter func(*unstructured.Unstructured) (evaluator.Object, error)
+
 // run executes one task: a get, or a list page by page. A list whose continue
 // token expired mid-way (410 Gone) is restarted once from the beginning.
-func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64, maxPages int) result {
+func run(ctx context.Context, dyn dynamic.Interface, t task, conv converter, chunk int64, maxPages int) result {
 	ri := dyn.Resource(t.res.GroupVersion().WithResource(t.res.Resource))
 	if t.name != "" {
 		u, err := ri.Get(ctx, t.name, metav1.GetOptions{})
@@ -345,15 +370,17 @@ func run(ctx context.Context, dyn dynamic.Interface, t task, chunk int64, maxPag
 		if err != nil {
 			return result{err: err}
 		}
-		return result{items: []unstructured.Unstructured{*u}, pages: 1}
+		res := result{pages: 1}
+		res.add(u, conv)
+		return res
 	}
 	var rc dynamic.ResourceInterface = ri
 	if t.res.Namespaced && t.namespace != "" {
 		rc = ri.Namespace(t.namespace)
 	}
-	res := list(ctx, rc, chunk, maxPages)
+	res := list(ctx, rc, conv, chunk, maxPages)
 	if res.err != nil && apierrors.IsResourceExpired(res.err) {
-		res = list(ctx, rc, chunk, maxPages)
+		res = list(ctx, rc, conv, chunk, maxPages)
 	}
 	return res
 }
@@ -366,7 +393,8 @@ func (e *pagingError) Error() string { return e.msg }
 
 // list reads a list page by page, at most maxPages pages, and stops at a
 // continue token seen before (a server that would make it loop forever).
-func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64, maxPages int) result {
+// Each page's objects are converted before the next page is read.
+func list(ctx context.Context, rc dynamic.ResourceInterface, conv converter, chunk int64, maxPages int) result {
 	var res result
 	opts := metav1.ListOptions{Limit: chunk}
 	seen := map[string]bool{}
@@ -381,13 +409,14 @@ func list(ctx context.Context, rc dynamic.ResourceInterface, chunk int64, maxPag
 			return res
 		}
 		res.pages++
-		for _, item := range l.Items {
+		for i := range l.Items {
+			item := &l.Items[i]
 			if item.GetAPIVersion() == "" || item.GetKind() == "" {
 				// Items of a list carry them, but do not rely on it.
 				item.SetAPIVersion(l.GetAPIVersion())
 				item.SetKind(strings.TrimSuffix(l.GetKind(), "List"))
 			}
-			res.items = append(res.items, item)
+			res.add(item, conv)
 		}
 		next := l.GetContinue()
 		if next == "" {

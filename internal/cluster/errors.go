@@ -76,7 +76,7 @@ func describe(t task, res result, host string) string {
 	}
 	if res.pages > 0 {
 		return fmt.Sprintf("%s after %d page(s), %d object(s); the %s read so far are checked, the rest%s were not read: findings that involve them may be missing",
-			what, res.pages, len(res.items), kinds, where)
+			what, res.pages, res.read, kinds, where)
 	}
 	return fmt.Sprintf("%s; %s%s were not read: findings that involve them may be missing", what, kinds, where)
 }

@@ -92,31 +92,40 @@ func TestToObjectDropsNoise(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
 		"metadata": map[string]any{
-			"name": "dev", "namespace": "acme",
-			"managedFields": []any{map[string]any{"manager": "kubectl"}},
-			"annotations":   map[string]any{lastApplied: "{...}", "keep": "me"},
+			"name": "dev", "namespace": "acme", "uid": "5f6c",
+			"managedFields":   []any{map[string]any{"manager": "kubectl"}},
+			"annotations":     map[string]any{lastApplied: "{...}", "keep": "me"},
+			"resourceVersion": "42", "generation": int64(7), "creationTimestamp": "2026-01-01T00:00:00Z",
+			"finalizers":      []any{"kargo.akuity.io/finalizer"},
+			"ownerReferences": []any{map[string]any{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Project", "name": "acme", "uid": "1"}},
 		},
-		"spec":   map[string]any{"shard": "a", "n": int64(3), "f": 1.5},
-		"status": map[string]any{"health": map[string]any{"status": "Healthy"}},
+		"spec":      map[string]any{"shard": "a", "n": int64(3), "f": 1.5},
+		"status":    map[string]any{"health": map[string]any{"status": "Healthy"}},
+		"operation": map[string]any{"sync": map[string]any{"revision": "main"}},
 	}}
 	o, err := toObject(u, "cluster", true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What the API server and the controllers set, and no policy reads, is
+	// dropped; the UID (for the reports) and the owners (for Merge) are kept.
 	want := ast.MustParseTerm(`{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
-		"metadata": {"name": "dev", "namespace": "acme", "annotations": {"keep": "me"}},
-		"spec": {"shard": "a", "n": 3, "f": 1.5}, "status": {"health": {"status": "Healthy"}}}`).Value
+		"metadata": {"name": "dev", "namespace": "acme", "uid": "5f6c", "annotations": {"keep": "me"},
+			"ownerReferences": [{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Project", "name": "acme", "uid": "1"}]},
+		"spec": {"shard": "a", "n": 3, "f": 1.5}, "status": {"health": {"status": "Healthy"}},
+		"operation": {"sync": {"revision": "main"}}}`).Value
 	if o.Value.Compare(want) != 0 || o.Kind != "Stage" || o.Namespace != "acme" || o.Path != "cluster" || o.Line != 0 {
 		t.Errorf("got %+v", o)
 	}
-	// Without keepStatus (every command but diagnose) the status is dropped
-	// too, and the rest is the same.
+	// Without keepStatus (every command but diagnose) the status and the
+	// operation are dropped too, and the rest is the same.
 	o, err = toObject(u, "cluster", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = ast.MustParseTerm(`{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
-		"metadata": {"name": "dev", "namespace": "acme", "annotations": {"keep": "me"}},
+		"metadata": {"name": "dev", "namespace": "acme", "uid": "5f6c", "annotations": {"keep": "me"},
+			"ownerReferences": [{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Project", "name": "acme", "uid": "1"}]},
 		"spec": {"shard": "a", "n": 3, "f": 1.5}}`).Value
 	if o.Value.Compare(want) != 0 {
 		t.Errorf("without keepStatus: got %v", o.Value)

@@ -205,6 +205,21 @@ func TestIndex(t *testing.T) {
 	}
 }
 
+// A rule whose findings are surer once the Kargo version is named says both
+// severities, in the index and on its page.
+func TestSeverityText(t *testing.T) {
+	if got := SeverityText(evaluator.Rule{Severity: "error"}); got != "error" {
+		t.Errorf("SeverityText = %q", got)
+	}
+	r := evaluator.Rule{ID: "x", Severity: "error", AssumedSeverity: "warning"}
+	if got, want := SeverityText(r), "error (warning when the Kargo version is assumed)"; got != want {
+		t.Errorf("SeverityText = %q, want %q", got, want)
+	}
+	if !strings.Contains(Index([]evaluator.Rule{r}, ""), "| error (warning when the Kargo version is assumed) |") {
+		t.Error("the index does not say both severities")
+	}
+}
+
 // TestWriteAndCheck: Write produces what Check accepts, and removes pages of
 // rules that are gone.
 func TestWriteAndCheck(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/explain"
+	"github.com/flipflop-dev/flipflop/internal/gentree"
 	"github.com/flipflop-dev/flipflop/internal/graph"
 )
 
@@ -95,21 +96,7 @@ func Write(ctx context.Context, root string) error {
 	if err := os.MkdirAll(filepath.Join(root, RulesDir), 0o755); err != nil {
 		return err
 	}
-	for _, stale := range stalePages(root, files) {
-		if err := os.Remove(filepath.Join(root, stale)); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedNames(files) {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
-			continue
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return gentree.Write(root, files, stalePages(root, files))
 }
 
 // Check lists the generated files under root that differ from what Generate
@@ -119,20 +106,7 @@ func Check(ctx context.Context, root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var problems []string
-	for _, name := range sortedNames(files) {
-		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
-		switch {
-		case err != nil:
-			problems = append(problems, name+": missing")
-		case !bytes.Equal(old, files[name]):
-			problems = append(problems, name+": "+firstDifference(string(old), string(files[name])))
-		}
-	}
-	for _, stale := range stalePages(root, files) {
-		problems = append(problems, stale+": no rule has this id any more")
-	}
-	return problems, nil
+	return gentree.Check(root, files, stalePages(root, files), "no rule has this id any more"), nil
 }
 
 func stalePages(root string, files Files) []string {
@@ -145,33 +119,6 @@ func stalePages(root string, files Files) []string {
 		}
 	}
 	return stale
-}
-
-func sortedNames(files Files) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// firstDifference describes where two texts first differ, for drift reports.
-func firstDifference(have, want string) string {
-	hl, wl := strings.Split(have, "\n"), strings.Split(want, "\n")
-	for i := range max(len(hl), len(wl)) {
-		var h, w string
-		if i < len(hl) {
-			h = hl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if h != w {
-			return fmt.Sprintf("line %d is %q, generated %q", i+1, h, w)
-		}
-	}
-	return "differs"
 }
 
 // Splice replaces what lies between <!-- name:begin --> and <!-- name:end -->
@@ -214,6 +161,16 @@ func compareBool(a, b bool) int {
 	return -1
 }
 
+// SeverityText is a rule's severity for people: "error", or, for a rule whose
+// findings are surer once the Kargo version is named, "error (warning when the
+// Kargo version is assumed)".
+func SeverityText(r evaluator.Rule) string {
+	if r.AssumedSeverity == "" || r.AssumedSeverity == r.Severity {
+		return r.Severity
+	}
+	return fmt.Sprintf("%s (%s when the Kargo version is assumed)", r.Severity, r.AssumedSeverity)
+}
+
 // Index renders the rules table; links are prefix + <id>.md.
 func Index(rules []evaluator.Rule, prefix string) string {
 	var b strings.Builder
@@ -223,7 +180,7 @@ func Index(rules []evaluator.Rule, prefix string) string {
 		if r.Admission {
 			gk = "yes"
 		}
-		fmt.Fprintf(&b, "| [`%s`](%s%s.md) | %s | %s | %s |\n", r.ID, prefix, r.ID, r.Severity, gk,
+		fmt.Fprintf(&b, "| [`%s`](%s%s.md) | %s | %s | %s |\n", r.ID, prefix, r.ID, SeverityText(r), gk,
 			strings.ReplaceAll(mdEscape(r.Title), "|", `\|`))
 	}
 	return b.String()
@@ -236,7 +193,7 @@ func rulesReadme(rules []evaluator.Rule) string {
 	b.WriteString("Each rule lives in `policies/rules/<rule>/` with its METADATA (title, description, why, " +
 		"remediation, references), its Rego tests and sample estates. Every page here is generated from them; " +
 		"`flipflop explain RULE` prints the same page in a terminal, and SARIF output links to it. " +
-		"\"Gatekeeper: yes\" means a ConstraintTemplate for admission is generated in `bundles/gatekeeper/`.\n\n")
+		"\"Gatekeeper: yes\" means the rule runs at admission: the `flipflop` ConstraintTemplate in `bundles/gatekeeper/` reports it.\n\n")
 	b.WriteString(Index(rules, ""))
 	return b.String()
 }

@@ -176,16 +176,16 @@ func (p *Page) render(w writer, text bool) {
 	gk := "no (check it in CI with `flipflop check` or conftest)"
 	switch {
 	case r.Admission && text:
-		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` (`flipflop export gatekeeper DIR` writes it)", strings.ToLower(export.ConstraintKind(r.ID)))
+		gk = fmt.Sprintf("yes: the `%s` ConstraintTemplate reports it (`flipflop export gatekeeper DIR` writes it; a constraint's `rules: [%s]` selects it alone)", export.TemplateName, r.ID)
 	case r.Admission:
-		gk = fmt.Sprintf("yes: ConstraintTemplate `%s` in `bundles/gatekeeper/%s/`", strings.ToLower(export.ConstraintKind(r.ID)), r.ID)
+		gk = fmt.Sprintf("yes: the `%s` ConstraintTemplate in `bundles/gatekeeper/` reports it (a constraint's `rules: [%s]` selects it alone)", export.TemplateName, r.ID)
 	}
 	source := [2]string{"Source", "`" + p.ruleDir() + "/rule.rego` (METADATA)"}
 	if text {
 		source = [2]string{"Online", fmt.Sprintf(PageURL, r.ID)}
 	}
 	w.facts([][2]string{
-		{"Severity", r.Severity},
+		{"Severity", SeverityText(r)},
 		{"Gatekeeper", gk},
 		source,
 	})

@@ -62,9 +62,10 @@ func ReleaseOf(gitDir, v string) (Release, error) {
 	return Release{Version: v, Source: GitSource(v, commit), Steps: steps}, nil
 }
 
-// Generate renders the module at Path from the pinned modules and, for the
-// older Kargo releases, the Kargo repository gitDir.
-func Generate(gitDir string) ([]byte, error) {
+// Generate renders the modules at KindsPath and Path (by path) from the
+// pinned modules and, for the older Kargo releases, the Kargo repository
+// gitDir.
+func Generate(gitDir string) (map[string][]byte, error) {
 	kinds, err := Kinds()
 	if err != nil {
 		return nil, err

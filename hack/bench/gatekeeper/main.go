@@ -16,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,8 +56,12 @@ type Result struct {
 	// ReviewMS and FloorMS are the review times of each run, in milliseconds,
 	// the two measured back to back in the same run; Ratios is ReviewMS/FloorMS per run.
 	ReviewMS []float64 `json:"review_ms"`
-	FloorMS  []float64 `json:"floor_ms"`
-	Ratios   []float64 `json:"ratios"`
+	// ReviewCPUMS is the CPU time the process used during each of those
+	// reviews (user and system, the collector's included): on a shared,
+	// loaded machine a steadier measure of a review than its wall time.
+	ReviewCPUMS []float64 `json:"review_cpu_ms"`
+	FloorMS     []float64 `json:"floor_ms"`
+	Ratios      []float64 `json:"ratios"`
 	// AddDataMS is the time to add the whole inventory to one client.
 	AddDataMS float64 `json:"add_data_ms"`
 	// TimedOut is set when a review took longer than -timeout: the runs stop
@@ -66,8 +71,8 @@ type Result struct {
 
 func main() {
 	dir := flag.String("dir", "", "estate directory (YAML files, read in sorted order)")
-	templ := flag.String("template", "bundles/gatekeeper/shared-branch-contradiction/template.yaml", "ConstraintTemplate files, comma-separated")
-	constraint := flag.String("constraint", "bundles/gatekeeper/constraints/shared-branch-contradiction.yaml", "constraint files, comma-separated (reviewed together)")
+	templ := flag.String("template", "bundles/gatekeeper/template.yaml", "ConstraintTemplate files, comma-separated")
+	constraint := flag.String("constraint", "bundles/gatekeeper/constraint.yaml", "constraint files, comma-separated (reviewed together)")
 	floor := flag.String("floor", "hack/bench/gatekeeper/floor-template.yaml", "floor ConstraintTemplate and constraint file (none: no floor)")
 	apps := flag.String("apps", "2000,10000", "inventory sizes, in Applications")
 	runs := flag.Int("runs", 5, "timed reviews per inventory size (after one warm-up review)")
@@ -75,6 +80,7 @@ func main() {
 	budget := flag.Duration("budget", time.Minute, "after the first run, do only as many runs as fit in this time per size (at least one)")
 	version := flag.Bool("version", false, "print the Gatekeeper, frameworks and OPA module versions and exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at its end (go tool pprof -sample_index=alloc_space)")
 	flag.IntVar(&statusEntries, "status", 0, "give every inventory object a status of this many entries, as live objects carry (a Stage's freight history, an Application's resource list); 0: none, as the files have")
 	flag.StringVar(&form, "form", form, "how the Stage is reviewed: audit (the object alone), status (an UPDATE of status only), update (an UPDATE adding a label)")
 	flag.Parse()
@@ -97,6 +103,13 @@ func main() {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "gatekeeper bench:", err)
 		os.Exit(1)
+	}
+	if *memprofile != "" {
+		err := writeProfile(*memprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gatekeeper bench:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -301,6 +314,12 @@ func liveStatus(n int) map[string]any {
 var form = "audit"
 
 func review(ctx context.Context, c *constraintclient.Client, o *unstructured.Unstructured) (time.Duration, []string, error) {
+	d, _, msgs, err := reviewCPU(ctx, c, o)
+	return d, msgs, err
+}
+
+// reviewCPU is review, with the CPU time the process used during it.
+func reviewCPU(ctx context.Context, c *constraintclient.Client, o *unstructured.Unstructured) (time.Duration, time.Duration, []string, error) {
 	var obj any = target.AugmentedUnstructured{Object: *o, Source: mutationtypes.SourceTypeOriginal}
 	if form != "audit" {
 		old := o.DeepCopy()
@@ -308,7 +327,7 @@ func review(ctx context.Context, c *constraintclient.Client, o *unstructured.Uns
 		switch form {
 		case "status":
 			if err := unstructured.SetNestedField(old.Object, "Steady", "status", "phase"); err != nil {
-				return 0, nil, err
+				return 0, 0, nil, err
 			}
 		case "update":
 			labels := cur.GetLabels()
@@ -318,15 +337,15 @@ func review(ctx context.Context, c *constraintclient.Client, o *unstructured.Uns
 			labels["flipflop.dev/bench"] = "changed"
 			cur.SetLabels(labels)
 		default:
-			return 0, nil, fmt.Errorf("-form %q: want audit, status or update", form)
+			return 0, 0, nil, fmt.Errorf("-form %q: want audit, status or update", form)
 		}
 		newRaw, err := cur.MarshalJSON()
 		if err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		oldRaw, err := old.MarshalJSON()
 		if err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		gvk := o.GroupVersionKind()
 		obj = &target.AugmentedReview{
@@ -343,24 +362,24 @@ func review(ctx context.Context, c *constraintclient.Client, o *unstructured.Uns
 			IsAdmission: true,
 		}
 	}
-	start := time.Now()
+	start, startCPU := time.Now(), cpuTime()
 	resp, err := c.Review(ctx, obj, reviews.EnforcementPoint(util.GatorEnforcementPoint))
-	d := time.Since(start)
+	d, cpu := time.Since(start), cpuTime()-startCPU
 	if err != nil {
-		return d, nil, err
+		return d, cpu, nil, err
 	}
 	var msgs []string
 	for _, r := range resp.Results() {
 		msgs = append(msgs, r.Msg)
 	}
-	return d, msgs, nil
+	return d, cpu, msgs, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, timeout, budget time.Duration) (*Result, error) {
 	ctx := context.Background()
-	res := &Result{Objects: len(inv), ReviewMS: []float64{}, FloorMS: []float64{}, Ratios: []float64{}}
+	res := &Result{Objects: len(inv), ReviewMS: []float64{}, ReviewCPUMS: []float64{}, FloorMS: []float64{}, Ratios: []float64{}}
 	client, addData, err := newClient(ctx, policy, inv)
 	if err != nil {
 		return nil, err
@@ -409,7 +428,7 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 
 	for i := 0; i < runs; i++ {
 		runtime.GC()
-		d, msgs, err := review(ctx, client, stage)
+		d, cpu, msgs, err := reviewCPU(ctx, client, stage)
 		if err != nil {
 			return nil, err
 		}
@@ -426,6 +445,7 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 			res.FloorCount = floorMsgs[0]
 		}
 		res.ReviewMS = append(res.ReviewMS, ms(d))
+		res.ReviewCPUMS = append(res.ReviewCPUMS, ms(cpu))
 		if floorClient != nil {
 			res.FloorMS = append(res.FloorMS, ms(f))
 			res.Ratios = append(res.Ratios, ms(d)/ms(f))
@@ -439,4 +459,17 @@ func measure(inv, policy, floorPolicy []*unstructured.Unstructured, runs int, ti
 		}
 	}
 	return res, nil
+}
+
+// writeProfile writes the allocation profile to path, never through a
+// symbolic link (this module cannot import flipflop's internal/safefile).
+func writeProfile(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: give a path that is not one", path)
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -5,21 +5,23 @@
 #   synced inventory of Applications, ApplicationSets, Stages, PromotionTasks,
 #   Warehouses and ClusterPromotionTasks (the reviewed object's stale inventory
 #   copy excluded), runs every admission rule, and keeps the findings of the
-#   template's rule that involve the reviewed object (for a PromotionTask or
-#   ClusterPromotionTask: the Stages that use it).
+#   rules the constraint selects (its rules and skipRules parameters) that
+#   involve the reviewed object (for a PromotionTask or ClusterPromotionTask:
+#   the Stages that use it).
 #   At admission, a finding is a violation only when the change makes the estate
 #   worse: every admission rule runs on the estate as it was (the old object on
 #   an UPDATE, the estate without the object on a CREATE) and as it would be, and
 #   a finding that was there before, that replaces one the change removed or
 #   shrank, or that is a move in progress is let through (see tolerated), so an
 #   existing problem never freezes its objects (status writes, each step of a
-#   fix, in any rule's template).
+#   fix, whichever rules a constraint reports).
 #   A DELETE is never a violation, nor an UPDATE that leaves what the model reads
 #   of the object as it was (a status write): neither runs the rule. Audit (no
 #   operation) reports every finding involving the object; for a task, those it
 #   contributes to.
 #   Settings come from the constraint's parameters (defaultBranch, argocdNamespace, kargoVersion,
-#   annotationWaivers: false to ignore flipflop.dev/ignore annotations).
+#   annotationWaivers: false to ignore flipflop.dev/ignore annotations), the
+#   rules it reports from rules and skipRules.
 #   Findings waived by a flipflop.dev/ignore annotation are not violations.
 package lib.flipflop.gatekeeper
 
@@ -60,6 +62,8 @@ before := o if {
 }
 
 task_kinds := {"PromotionTask", "ClusterPromotionTask"}
+
+default reviewed_task := false
 
 reviewed_task if review.kind in task_kinds
 
@@ -248,16 +252,8 @@ mentions_repo(text) if {
 # related_task_keys are the inventory tasks that mention a repository, by the
 # key a Stage's task step reaches them by ("namespace/name", "/name" for a
 # ClusterPromotionTask).
-related_task_keys := {sprintf("%s/%s", [ns, name]) |
-	some ns, name
-	obj := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].PromotionTask[name]
-	at := [ns, "kargo.akuity.io/v1alpha1", "PromotionTask", name]
-	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
-} | {sprintf("/%s", [name]) |
-	some name
-	obj := data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask[name]
-	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
-	touches(at, lower(json.marshal(object.get(obj, "spec", null))))
+related_task_keys := {sprintf("%s/%s", [at[0], at[3]]) | some at in touching_tasks} | {sprintf("/%s", [at[3]]) |
+	some at in touching_cluster_tasks
 }
 
 # related lists the inventory objects that can take part in a finding about
@@ -266,45 +262,262 @@ related_task_keys := {sprintf("%s/%s", [ns, name]) |
 # mention one of its repositories and can touch one of its pointers
 # (neighbourhood.rego), the Applications it names and the ApplicationSets that
 # may generate one it names, the Stages that name it (or an Application it
-# generates) or run a related task. Each object is tested once, where it is
-# read, and only a relevant one is compared with the reviewed object's key: an
-# Application by its repository URLs, revisions and name, anything else by the
-# JSON text of its spec (never its status: a live Stage's freight history
-# names repositories it may no longer promote). TestReviewReadsItsNeighbourhoodOnly
-# (internal/export) holds that the admission rules find the same about the
-# reviewed object in these objects as in the whole inventory.
+# generates) or run a related task. Only a related object is compared with
+# the reviewed object's key: an Application by its repository URLs,
+# revisions and name, anything else by the JSON text of its spec (never its
+# status: a live Stage's freight history names repositories it may no longer
+# promote). TestReviewReadsItsNeighbourhoodOnly (internal/export) holds that
+# the admission rules find the same about the reviewed object in these
+# objects as in the whole inventory.
 related := array.concat(
 	array.concat(
 		related_apps,
-		[{"path": "inventory", "contents": o} |
-			some [gv, kind] in namespaced
+		[{"path": "inventory", "contents": view(at)} |
+			some [_, kind] in namespaced
 			kind != "Application"
-			some ns, name
-			obj := data.inventory.namespace[ns][gv][kind][name]
-			at := [ns, gv, kind, name]
-			relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
-			not same(review_ref, kind, ns, name)
-			o := view(at)
+			some at in related_keys[kind]
+			not same(review_ref, kind, at[0], at[3])
 		],
 	),
-	[{"path": "inventory", "contents": o} |
-		some [gv, kind] in cluster_scoped
-		some name
-		obj := data.inventory.cluster[gv][kind][name]
-		at := ["", gv, kind, name]
-		relevant(at, lower(json.marshal(object.get(obj, "spec", null))))
-		not same(review_ref, kind, "", name)
-		o := view(at)
+	[{"path": "inventory", "contents": view(at)} |
+		some [_, kind] in cluster_scoped
+		some at in related_keys[kind]
+		not same(review_ref, kind, "", at[3])
 	],
 )
 
-related_apps := [{"path": "inventory", "contents": o} |
+# related_keys are the places (at) of the related inventory objects other
+# than Applications, by kind: a Stage or a task whose spec's text mentions a
+# reviewed repository and may touch one of the reviewed pointers (touching),
+# an ApplicationSet or a Warehouse by its repositories alone, and the Stages
+# and ApplicationSets related to the review otherwise. The scan reads every
+# synced object, so each set is built by a comprehension that tests the
+# review's conditions first (once) and an object with builtins only: a
+# function call per object costs a memo entry keyed by its arguments, and
+# tens of allocations, for every Stage of every review.
+related_keys := {
+	"Stage": ((((touching.Stage | touching_or_checking_out.Stage) | stages_running_related_tasks) | stages_running_reviewed_task) | stages_naming_generated),
+	"PromotionTask": touching_tasks,
+	"ClusterPromotionTask": touching_cluster_tasks,
+	# ApplicationSets that may generate an Application the reviewed objects
+	# name, too.
+	"ApplicationSet": (mentioning("argoproj.io/v1alpha1", "ApplicationSet") | {at |
+		some [ns, name] in named_appset_keys
+		at := [ns, "argoproj.io/v1alpha1", "ApplicationSet", name]
+	}),
+	"Warehouse": mentioning("kargo.akuity.io/v1alpha1", "Warehouse"),
+}
+
+# touching are the places of the inventory Stages and PromotionTasks, by
+# kind, whose spec's text (JSON, lower case) holds one of the keys of that
+# kind's patterns and matches one of its patterns. (Every object is read
+# once, its text built once; a rule, not a function of the kind, so that
+# nothing is passed per object.) When the default branch is among the
+# pointers (checks_out_main), touching is empty and touching_or_checking_out
+# holds these and the Stages and tasks that mention a reviewed repository and
+# check out the default branch: one scan either way.
+touching := {kind: {at |
+	not checks_out_main
 	some ns, name
-	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	related_app([ns, "argoproj.io/v1alpha1", "Application", name])
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name].spec
+	text := lower(json.marshal(spec))
+	some n, ps in patterns
+	contains(text, n)
+	some p in ps
+	regex.match(p, text)
+	at := [ns, "kargo.akuity.io/v1alpha1", kind, name]
+} |
+	some [kind, patterns] in [["Stage", stage_patterns], ["PromotionTask", task_patterns]]
+}
+
+touching_or_checking_out := {kind: {at |
+	checks_out_main
+	some ns, name
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"][kind][name].spec
+	text := lower(json.marshal(spec))
+	some n, ps in patterns
+	contains(text, n)
+	at := [ns, "kargo.akuity.io/v1alpha1", kind, name]
+	count({1 |
+		some p in ps
+		regex.match(p, text)
+	} | {2 |
+		n in needles
+		checks_out_default(at)
+	}) > 0
+} |
+	some [kind, patterns] in [["Stage", stage_patterns], ["PromotionTask", task_patterns]]
+}
+
+# touching_tasks are the places of the related inventory PromotionTasks.
+touching_tasks := touching.PromotionTask | touching_or_checking_out.PromotionTask
+
+# task_patterns map each needle (a reviewed repository, as text spells it)
+# to what a Stage's or task's text that holds it must match to touch one of
+# the pointers: anything (the empty pattern) when they are not narrowed.
+task_patterns := {n: touch_patterns | some n in needles} if {
+	narrowed
+} else := {n: [""] | some n in needles}
+
+# stage_patterns are task_patterns and, reviewing an Application, the name
+# of the Application quoted, in any Stage (the empty needle: on any
+# repository).
+stage_patterns := object.union(task_patterns, {"": [regex_literal(sprintf("%q", [lower(review.metadata.name)]))]}) if {
+	review.kind == "Application"
+} else := task_patterns
+
+# touching_cluster_tasks are the same for the inventory ClusterPromotionTasks.
+touching_cluster_tasks := {at |
+	some name, obj in data.inventory.cluster["kargo.akuity.io/v1alpha1"].ClusterPromotionTask
+	text := lower(json.marshal(object.get(obj, "spec", null)))
+	some n in needles
+	contains(text, n)
+	at := ["", "kargo.akuity.io/v1alpha1", "ClusterPromotionTask", name]
+	touches_task(at, text)
+}
+
+touches_task(_, _) if not narrowed
+
+touches_task(_, text) if {
+	some p in touch_patterns
+	regex.match(p, text)
+}
+
+touches_task(at, _) if {
+	checks_out_main
+	checks_out_default(at)
+}
+
+# stages_running_related_tasks: the Stages that run a related task (only a
+# spec whose text has a task step is read step by step).
+stages_running_related_tasks := {at |
+	count(related_task_keys) > 0
+	some ns, name
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name].spec
+	contains(lower(json.marshal(spec)), "\"task\":")
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
+	is_object(step.task)
+	step_task_key(step.task, ns) in related_task_keys
+}
+
+# stages_running_reviewed_task: reviewing a task, the Stages that use it.
+stages_running_reviewed_task := {at |
+	reviewed_task
+	some ns, name
+	data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name]
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+	uses_task(at, review)
+}
+
+# stages_naming_generated: reviewing an ApplicationSet, the Stages that name
+# an Application it generates (old or new), as the model renders it from the
+# reviewed object alone, on any repository (a Stage's text is first looked
+# at for the quoted start all those names share).
+stages_naming_generated := {at |
+	review.kind == "ApplicationSet"
+	some ns, name
+	spec := data.inventory.namespace[ns]["kargo.akuity.io/v1alpha1"].Stage[name].spec
+	text := lower(json.marshal(spec))
+	contains(text, generated_start)
+	names_generated(text)
+	at := [ns, "kargo.akuity.io/v1alpha1", "Stage", name]
+}
+
+# mentioning are the places of the inventory objects of a kind whose spec
+# mentions a reviewed repository.
+mentioning(gv, kind) := {at |
+	some ns, name
+	spec := data.inventory.namespace[ns][gv][kind][name].spec
+	text := lower(json.marshal(spec))
+	some n in needles
+	contains(text, n)
+	at := [ns, gv, kind, name]
+}
+
+related_apps := [{"path": "inventory", "contents": view([ns, "argoproj.io/v1alpha1", "Application", name])} |
+	some [ns, name] in related_app_keys
 	not same(review_ref, "Application", ns, name)
-	o := view([ns, "argoproj.io/v1alpha1", "Application", name])
 ]
+
+# related_app_keys are the namespaces and names of the related inventory
+# Applications: those the reviewed objects name, and those that name a
+# reviewed repository and track a revision that may name one of the
+# reviewed pointers (on any of their sources): by spec.source (most of an
+# estate have that one source) in source_app_keys, by spec.sources and
+# spec.sourceHydrator in multi_source_app_keys. (One with both spec.source
+# and spec.sources, which Argo CD reads as the latter, may be read for the
+# first: an object more is never a finding less.)
+related_app_keys := (named_app_keys | source_app_keys) | multi_source_app_keys
+
+# source_app_keys are the Applications whose spec.source is related: one
+# scan of the Applications, whose test depends on the review (decided once,
+# before the scan, by the comprehension whose condition holds). Not
+# narrowed, every revision may name a pointer: the repository decides.
+# Narrowed, a revision that holds none of the pointers' names (lower case)
+# can only name one when it is blank (HEAD) or no string (the model reads the
+# name "" in it): unless head or "" is among core_words (the default branch is
+# a pointer), only the revisions that hold a name are read by the model's
+# classification (source_related, a function of the two fields, which the
+# Applications on one repository and revision share); otherwise every source
+# is.
+source_app_keys := ({[ns, name] |
+	not narrowed
+	some ns, name
+	u := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source.repoURL
+	is_string(u)
+	lu := lower(u)
+	some n in needles
+	contains(lu, n)
+} | {[ns, name] |
+	narrowed
+	not blank_revision_core
+	some ns, name
+	src := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source
+	rev := object.get(src, "targetRevision", "")
+	is_string(rev)
+	lr := lower(rev)
+	some w in named_core_words
+	contains(lr, w)
+	source_related(object.get(src, "repoURL", null), rev)
+}) | {[ns, name] |
+	blank_revision_core
+	some ns, name
+	src := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec.source
+	is_object(src)
+	source_related(object.get(src, "repoURL", null), object.get(src, "targetRevision", ""))
+}
+
+# blank_revision_core says the pointers are narrowed and a blank revision or
+# one that is no string may name one of them.
+default blank_revision_core := false
+
+blank_revision_core if {
+	narrowed
+	some w in {"", "head"}
+	w in core_words
+}
+
+# named_core_words are the pointers' names (core_words but the empty one).
+named_core_words := core_words - {""}
+
+# multi_source_app_keys are the Applications with spec.sources or
+# spec.sourceHydrator that are related through any of their sources.
+multi_source_app_keys := {[ns, name] |
+	some ns, name
+	spec := data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name].spec
+	some field in ["sources", "sourceHydrator"]
+	spec[field]
+	app_mentions_repo([ns, "argoproj.io/v1alpha1", "Application", name])
+	on_core_pointer([ns, "argoproj.io/v1alpha1", "Application", name])
+}
+
+# source_related says an Application source on repository URL u at
+# revision rev is related.
+source_related(u, rev) if {
+	url_mentions_repo(u)
+	revision_on_core(rev)
+} else := false
 
 # The scan runs over every synced object in every review, so each test below
 # costs an evaluation per object: the Applications' repository URLs are read
@@ -342,25 +555,16 @@ url_mentions_repo(u) if {
 	mentions_repo(lower(u))
 }
 
-# (the cheap test first: most Applications of an estate are on other
-# repositories)
-related_app(at) if {
-	app_mentions_repo(at)
-	on_core_pointer(at)
-}
-
-# Applications the reviewed Stage (or its tasks, or the Stages running the
-# reviewed task) names: argocd-update reaches Applications by name.
-related_app([ns, _, _, name]) if [ns, name] in named_app_keys
-
 # named_app_keys are the namespaces and names of the inventory Applications
 # the reviewed objects name (one of their strings is the name, in any case),
-# found in one pass over the Applications' keys.
+# found in one pass over the Applications' keys: the reviewed Stage (or its
+# tasks, or the Stages running the reviewed task) names them, and
+# argocd-update reaches Applications by name.
 named_app_keys := {[ns, name] |
 	review.kind in {"Stage", "PromotionTask", "ClusterPromotionTask"}
 	some ns, name
 	data.inventory.namespace[ns]["argoproj.io/v1alpha1"].Application[name]
-	lower(name) in reviewer_strings
+	reviewer_strings[lower(name)]
 }
 
 # named_generated lists the inventory ApplicationSets that may generate an
@@ -435,60 +639,6 @@ reviewer_name_prefixes := {substring(s, 0, k) | some s in reviewer_names; some k
 
 reviewer_name_suffixes := {substring(s, k, -1) | some s in reviewer_names; some k in numbers.range(0, count(s))}
 
-relevant(at, text) if touches(at, text)
-
-# ApplicationSets that may generate an Application the reviewed objects name.
-relevant([ns, _, "ApplicationSet", name], _) if [ns, name] in named_appset_keys
-
-relevant(at, text) if {
-	stage_tests
-	at[2] == "Stage"
-	stage_relevant(at, text)
-}
-
-# Stages that name an Application the reviewed ApplicationSet generates (old
-# or new), as the model renders it from the reviewed object alone, on any
-# repository. (A clause of its own, not through stage_tests, which would test
-# every Stage for the other relations too; a Stage's text is first looked at
-# for the quoted start all those names share, one test for the Stages that
-# name none.)
-relevant([_, _, "Stage", _], text) if {
-	review.kind == "ApplicationSet"
-	contains(text, generated_start)
-	names_generated(text)
-}
-
-# stage_tests: a Stage can be related to this review by more than its
-# repositories (by naming the reviewed Application, or by running a related
-# or the reviewed task).
-stage_tests if review.kind == "Application"
-
-stage_tests if count(related_task_keys) > 0
-
-stage_tests if reviewed_task
-
-# Stages that name the reviewed Application.
-stage_relevant(_, text) if {
-	review.kind == "Application"
-	contains(text, sprintf("%q", [lower(review.metadata.name)]))
-}
-
-# Stages that run a related task (only a spec whose text has a task step
-# is read step by step).
-stage_relevant(at, text) if {
-	count(related_task_keys) > 0
-	contains(text, "\"task\":")
-	some step in array_in(at, ["spec", "promotionTemplate", "spec", "steps"])
-	is_object(step.task)
-	step_task_key(step.task, at[0]) in related_task_keys
-}
-
-# The Stages that use the reviewed task.
-stage_relevant(at, _) if {
-	reviewed_task
-	uses_task(at, review)
-}
-
 # names_generated says a spec's text names an Application of
 # review_generated: a few names are looked for in the text, many among its
 # quoted strings, and a name the model cannot tell (a pattern: a parameter is
@@ -539,13 +689,6 @@ generated_many := review_generated.names if {
 	count(review_generated.names) > 8
 }
 
-# touches says an object other than an Application mentions a reviewed
-# repository and may touch one of the reviewed pointers.
-touches(at, text) if {
-	mentions_repo(text)
-	may_touch_core(at, text)
-}
-
 same(ref, kind, ns, name) if {
 	kind == ref.kind
 	ns == ref.namespace
@@ -562,7 +705,7 @@ settings := object.union(
 	{"annotation_waivers": false | input.parameters.annotationWaivers == false},
 )
 
-# candidates are a rule's findings (evaluated by the template's entry module with
+# candidates are findings (evaluated by the template's entry module with
 # input as docs and the settings) that involve the reviewed object, unwaived.
 # A DELETE has none: Gatekeeper reviews it with the old object as the object,
 # but once deleted the object takes part in no finding, and removing an object
@@ -590,26 +733,35 @@ concerns(f) if {
 # that do not make the estate worse. after and baseline are what every
 # admission rule found on the estate after and before the change
 # ({"findings", "pins"}, see estate_facts): a change is judged over all of
-# them together, whichever rule's template asks, so that a step out of a
-# problem is never denied because it turns one rule's finding into another's.
-# Gatekeeper prefixes the message with the constraint's name (the rule id), so
-# the message is the finding's alone.
+# them together, whichever rules the constraint reports, so that a step out
+# of a problem is never denied because it turns one rule's finding into
+# another's. The message is the finding's alone (labelled adds the rule id).
 violations(candidates, after, baseline) := {{"msg": f.message, "details": details(f)} |
 	some f in candidates
 	not tolerated(f, after, baseline)
 }
 
-# selected says that the constraint reports rule id: the rules parameter of
-# the all-rules template (FlipflopAdmission) lists the rules a constraint
-# reports (absent or empty: every admission rule), so that one constraint can
-# deny some rules and another warn on the rest.
-selected(_) if count(object.get(input.parameters, "rules", [])) == 0
+# selected says that the constraint reports rule id: the rules its rules
+# parameter lists (absent or empty: every admission rule), less those its
+# skipRules parameter lists, so that one constraint can deny some rules and
+# another warn on the rest (rules: [x] in one, skipRules: [x] in the other).
+selected(id) if {
+	listed(id)
+	not id in parameter("skipRules", [])
+}
 
-selected(id) if id in object.get(input.parameters, "rules", [])
+listed(_) if count(parameter("rules", [])) == 0
 
-# labelled is violations for the all-rules template: its constraints are not
-# named after a rule, so each message starts with its rule id, in brackets
-# (after the constraint's name, which Gatekeeper puts in front).
+listed(id) if id in parameter("rules", [])
+
+# parameter is the constraint's parameter name, else fallback.
+parameter(name, fallback) := v if {
+	v := input.parameters[name]
+} else := fallback
+
+# labelled is violations as the template reports them: its constraints are
+# not named after a rule, so each message starts with its rule id, in
+# brackets (after the constraint's name, which Gatekeeper puts in front).
 labelled(violations) := {object.union(v, {"msg": sprintf("[%s] %s", [v.details.rule, v.msg])}) | some v in violations}
 
 # A finding is not new when (docs/hosts.md, "What deny denies"):

@@ -41,29 +41,31 @@ test_stale_copy_of_reviewed_object_is_excluded if {
 	stages[0].contents.metadata.labels.changed == "yes"
 }
 
-# template_violations is what the shared-branch-contradiction template reports
-# for the input and data.inventory a test gives (violations_of).
+# template_violations is what a constraint that selects
+# shared-branch-contradiction alone reports for the input and data.inventory
+# a test gives, before labelling (violations_of).
 template_violations := violations_of("shared-branch-contradiction")
 
-# violations_of is what the template of the rule id reports, as the generated
-# entry module computes it (internal/export): every admission rule on the
-# adapter's docs (template_after), the candidates of rule id, and every
-# admission rule on the baseline when the review is judged. (It reads the
-# input and data.inventory a test gives with `with`, as the template does.)
+# violations_of is what a constraint with rules: [id] reports, as the
+# generated entry module computes it (internal/export), before labelling:
+# every admission rule on the adapter's docs (template_after), the candidates
+# of rule id, and every admission rule on the baseline when the review is
+# judged. (It reads the input and data.inventory a test gives with `with`,
+# as the template does.)
 # regal ignore:external-reference
 violations_of(id) := gatekeeper.violations(candidates, template_after, template_baseline) if {
 	candidates := gatekeeper.candidates({x | some x in template_after.findings; x.rule == id})
 }
 
 # template_after is every admission rule on the estate after the change: a
-# rule, so that the templates of one review share it, as they share nothing
+# rule, so that the constraints of one review share it, as they share nothing
 # in Gatekeeper (each evaluates it), to keep the replays fast.
 template_after := a if {
 	# regal ignore:with-outside-test-context
 	a := estate with input as gatekeeper.docs
 }
 
-# every_violation is what all the templates report together.
+# every_violation is what one constraint per rule would report together.
 every_violation := {[id, v] | some id in admission_rules; some v in violations_of(id)}
 
 admission_rules := {
@@ -92,12 +94,15 @@ test_violation_for_involved_object if {
 	v.details.rule == "shared-branch-contradiction"
 }
 
-# Gatekeeper prefixes the message with the constraint's name (the rule id): the
-# adapter does not add it again.
-test_message_is_the_finding_alone if {
+# A violation's message is the finding's, led once by its rule id (labelled;
+# Gatekeeper puts the constraint's name in front).
+test_message_is_the_finding_led_by_its_rule if {
 	some v in template_violations with input as review(dev_stage) with data.inventory as inventory
 	startswith(v.msg, "Stages acme/dev, acme/qa")
 	not contains(v.msg, "[shared-branch-contradiction]")
+	some l in gatekeeper.labelled({v})
+	startswith(l.msg, "[shared-branch-contradiction] Stages acme/dev, acme/qa")
+	count(split(l.msg, "[shared-branch-contradiction]")) == 2
 }
 
 # An Application on the contradicted branch that no Stage pins is related (it
@@ -474,21 +479,61 @@ test_default_branch_spellings_are_one_pointer if {
 	{d.contents.metadata.name | some d in head_docs} == {"head", "qa"}
 }
 
-# all_rules_violations is what the all-rules template (FlipflopAdmission)
-# reports, as its generated entry module computes it: the findings of the
-# rules the constraint selects, each message led by its rule id.
+# all_rules_violations is what the template reports, as its generated entry
+# module computes it: the findings of the rules the constraint selects, each
+# message led by its rule id.
 all_rules_violations := gatekeeper.labelled(gatekeeper.violations(candidates, template_after, template_baseline)) if {
 	candidates := gatekeeper.candidates({x | some x in template_after.findings; gatekeeper.selected(x.rule)})
 }
 
-with_rules(rules) := {"review": {"object": dev_stage}, "parameters": {"rules": rules}}
+with_params(params) := {"review": {"object": dev_stage}, "parameters": params}
 
-test_all_rules_constraint_reports_the_rules_it_selects if {
-	every rules in [[], ["shared-branch-contradiction"], ["shared-branch-contradiction", "shared-application"]] {
-		vs := [v | some v in all_rules_violations] with input as with_rules(rules) with data.inventory as inventory
+with_rules(rules) := with_params({"rules": rules})
+
+test_constraint_reports_the_rules_it_selects if {
+	every params in [
+		{}, {"rules": []}, {"rules": ["shared-branch-contradiction"]},
+		{"rules": ["shared-branch-contradiction", "shared-application"]},
+		{"skipRules": ["shared-application"]}, {"rules": [], "skipRules": []},
+	] {
+		vs := [v | some v in all_rules_violations] with input as with_params(params) with data.inventory as inventory
 		count(vs) == 1
 		startswith(vs[0].msg, "[shared-branch-contradiction] Stages acme/dev, acme/qa")
 		vs[0].details.rule == "shared-branch-contradiction"
 	}
 	count(all_rules_violations) == 0 with input as with_rules(["unreachable-desired-revision"]) with data.inventory as inventory
+}
+
+# skipRules leaves a rule out, even one rules lists: a deny constraint with
+# rules: [x] and a warn one with skipRules: [x] report each finding once.
+test_skip_rules_leaves_a_rule_out if {
+	every params in [
+		{"skipRules": ["shared-branch-contradiction"]},
+		{"rules": ["shared-branch-contradiction"], "skipRules": ["shared-branch-contradiction"]},
+	] {
+		count(all_rules_violations) == 0 with input as with_params(params) with data.inventory as inventory
+	}
+}
+
+# A constraint without parameters reports every rule.
+test_constraint_without_parameters_reports_every_rule if {
+	vs := [v | some v in all_rules_violations] with input as {"review": {"object": dev_stage}} with data.inventory as inventory
+	count(vs) == 1
+}
+
+# The pair (rules: [x], skipRules: [x]) splits what one constraint reports:
+# every violation once, each in the constraint that selects its rule. (A
+# Stage that dev's Application does not authorize updates it: the
+# Application is in a missing-authorized-stage finding too.)
+test_deny_and_warn_pair_splits_the_violations if {
+	ops_stage := f.stage("ops", "ops", [f.no_pin("dev")])
+	inv := json.patch(inventory, [{"op": "add", "path": ["namespace", "acme", "kargo.akuity.io/v1alpha1", "Stage", "ops"], "value": ops_stage}])
+	app := {"review": {"object": dev_app}}
+	every_rule := all_rules_violations with input as object.union(app, {"parameters": {}}) with data.inventory as inv
+	deny := all_rules_violations with input as object.union(app, {"parameters": {"rules": ["shared-branch-contradiction"]}}) with data.inventory as inv
+	{v.details.rule | some v in deny} == {"shared-branch-contradiction"}
+	warn := all_rules_violations with input as object.union(app, {"parameters": {"skipRules": ["shared-branch-contradiction"]}}) with data.inventory as inv
+	{v.details.rule | some v in warn} == {"missing-authorized-stage"}
+	count(deny & warn) == 0
+	deny | warn == every_rule
 }

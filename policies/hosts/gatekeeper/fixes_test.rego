@@ -1,5 +1,5 @@
 # Every step of every documented way out of the seed contradiction, replayed
-# one change at a time through every admission rule's template in deny: no
+# one change at a time through the template in deny, one constraint per rule: no
 # step is denied, in any order; a change that makes the estate worse still is.
 package lib.flipflop.gatekeeper_test
 
@@ -53,7 +53,7 @@ review_of(objs, obj) := admission("UPDATE", obj, old) if {
 	same_object(old, obj)
 } else := admission("CREATE", obj, null)
 
-# denials are what every template reports when obj is written into objs.
+# denials are what one constraint per rule reports when obj is written into objs.
 denials(objs, obj) := d if {
 	# regal ignore:with-outside-test-context,external-reference
 	d := every_violation with input as review_of(objs, obj) with data.inventory as inventory_of(objs)

@@ -45,6 +45,8 @@ core_pointers := ps if {
 }
 
 # narrowed says that every pointer of the reviewed objects is known.
+default narrowed := false
+
 narrowed if {
 	every p in core_pointers {
 		p.known
@@ -70,6 +72,17 @@ on_core_pointer(_) if not narrowed
 on_core_pointer(at) if {
 	narrowed
 	some r in app_revisions(at)
+	revision_on_core(r)
+}
+
+# revision_on_core says a revision, as an Application source writes it, may
+# name one of the pointers (every revision may when they are not narrowed).
+# A function of the revision, so that the Applications on one revision
+# share its answer.
+revision_on_core(_) if not narrowed
+
+revision_on_core(r) if {
+	narrowed
 	may_name_core(r)
 	lower(revision.classify(r).name) in core_words
 }
@@ -102,49 +115,45 @@ app_revisions(at) := array.concat(
 	[object.get(src, "targetRevision", "") | some src in array_in(at, ["spec", "sources"]); is_object(src)],
 )
 
-# may_touch_core says a Stage or task may write or pin one of the pointers,
-# from its spec's text: it names one of them or a related Application, or
-# computes a branch or an Application name with an expression, selects
-# Applications by label, or, when the default branch is among the pointers,
-# checks out the default branch.
-# ApplicationSets and Warehouses are related by their repositories alone.
-may_touch_core(_, _) if not narrowed
-
-may_touch_core(at, _) if {
-	narrowed
-	not at[2] in {"Stage", "PromotionTask", "ClusterPromotionTask"}
-}
-
-may_touch_core(_, text) if {
-	narrowed
-	some w in core_words
-	w != ""
-	contains(text, w)
-}
-
-may_touch_core(_, text) if {
-	narrowed
-	regex.match(`"(branch|targetbranch|sourcebranch|name)":"[^"]*\$\{\{`, text)
-}
-
-may_touch_core(_, text) if {
-	narrowed
-	contains(text, "selector")
-}
-
-may_touch_core(at, _) if {
-	narrowed
-	"main" in core_words
+# checks_out_default says the inventory Stage or task at at checks out the
+# default branch in a git-clone step.
+checks_out_default(at) if {
 	some step in array.concat(array_in(at, ["spec", "promotionTemplate", "spec", "steps"]), array_in(at, ["spec", "steps"]))
 	step.uses == "git-clone"
 	some c in array_at(step, ["config", "checkout"])
 	default_checkout(c)
 }
 
-may_touch_core(_, text) if {
+# touch_words are what a spec's text (JSON, lower case) holds when it names
+# one of the pointers or a related Application (quoted), or selects
+# Applications by label.
+touch_words := ((core_words - {""}) | {sprintf("%q", [n]) | some n in related_app_names}) | {"selector"} if narrowed
+
+# touch_patterns are regular expressions a spec's text matches when it may
+# touch one of the pointers: each of touch_words, as a literal (which the
+# regular expression engine finds as contains does), and one for a branch or
+# an Application name computed by an expression.
+touch_patterns := array.concat(
+	[regex_literal(w) | some w in touch_words],
+	[`"(branch|targetbranch|sourcebranch|name)":"[^"]*\$\{\{`],
+)
+
+# regex_literal is s as a regular expression that matches s alone.
+regex_literal(s) := strings.replace_n(
+	{
+		`\`: `\\`, ".": `\.`, "+": `\+`, "*": `\*`, "?": `\?`, "(": `\(`, ")": `\)`, "|": `\|`,
+		"[": `\[`, "]": `\]`, "{": `\{`, "}": `\}`, "^": `\^`, "$": `\$`,
+	},
+	s,
+)
+
+# checks_out_main says a Stage that checks out the default branch may touch
+# one of the pointers (the default branch is among them).
+default checks_out_main := false
+
+checks_out_main if {
 	narrowed
-	some name in related_app_names
-	contains(text, sprintf("%q", [name]))
+	"main" in core_words
 }
 
 # default_checkout says a git-clone checkout is of the default branch (the

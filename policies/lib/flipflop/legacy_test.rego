@@ -4,6 +4,7 @@ import data.lib.flipflop.fixtures as f
 import data.lib.flipflop.model
 import data.lib.flipflop.rules.foreign_branch_writer
 import data.lib.flipflop.rules.shared_branch_contradiction
+import data.lib.flipflop.rules.shared_write_branch
 import data.lib.flipflop.rules.unreachable_desired_revision
 
 warehouse(name, repos) := {
@@ -150,4 +151,34 @@ test_mechanisms_dropped_on_a_named_v1 if {
 	count(model.writers) == 0 with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.0"}
 	[s.key | some s in model.legacy_dropped] == ["acme/dev", "acme/qa"] with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.11"}
 	model.legacy_dropped == [] with input as estate
+}
+
+# With no version named, a Stage written with promotionMechanisms is read as
+# Kargo v0.8 reads it while the run follows the newest release: every finding
+# about it says so (issue 40, item 3); on a named version it does not.
+test_findings_about_dated_stages_say_which_kargo if {
+	estate := f.estate([
+		warehouse("wh", [f.repo]),
+		f.app("dev", "main"), f.app("qa", "main"),
+		legacy("dev", from_warehouse, "main", "dev"),
+		legacy("qa", {"upstreamStages": [{"name": "dev"}]}, "main", "qa"),
+	])
+	named := shared_write_branch.report with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v0.8.4"}
+	count(named) == 1
+	every x in named {
+		not contains(x.message, "as Kargo v0.8 does")
+	}
+	some write in shared_write_branch.report with input as estate
+	contains(write.message, "Stages acme/dev, acme/qa are written with spec.promotionMechanisms, so flipflop read them as Kargo v0.8 does, not as Kargo v1.")
+	contains(write.message, "name the Kargo version you run with --kargo-version.")
+	some flip in shared_branch_contradiction.report with input as estate
+	contains(flip.message, "so flipflop read them as Kargo v0.8 does")
+}
+
+test_findings_about_a_current_stage_say_nothing_of_v08 if {
+	v1 := f.stage("qa", "main", [f.no_pin("qa")])
+	estate := f.estate([warehouse("wh", [f.repo]), f.app("dev", "main"), f.app("qa", "main"), legacy("dev", from_warehouse, "main", "dev"), v1])
+	some finding in foreign_branch_writer.report with input as estate
+	contains(finding.message, "Stage acme/dev is written with spec.promotionMechanisms, so flipflop read it as Kargo v0.8 does")
+	not contains(finding.message, "acme/qa is written with")
 }

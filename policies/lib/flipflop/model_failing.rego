@@ -105,7 +105,7 @@ unmatched_by(app, url, chart) if {
 unmatched := [{"update": u, "app": t.app, "index": x.index, "url": x.url, "chart": x.chart} |
 	some u in updates
 	some t in u.targets
-	t.via != "pattern"
+	not t.unjudged
 	pinnable(u, t)
 	judged(t.app)
 	some x in u.sources
@@ -117,6 +117,26 @@ unmatched := [{"update": u, "app": t.app, "index": x.index, "url": x.url, "chart
 	expr.known(x.chart)
 	not update_matched(t.app, x.url, x.chart)
 ]
+
+# A target only a name pattern matched (t.via "pattern") is judged too unless
+# it is unjudged (model.targets: another pattern matches the name as well, or
+# the pattern is no more than a wildcard): the Application is then assumed to
+# be one of those its ApplicationSet generates, with the sources its template
+# writes (judged: a template source that depends on the generator is unknown),
+# and a finding about it says so (pattern_note).
+
+# pattern_note says, for a finding about a target only a name pattern matched,
+# what was assumed ("" for any other target).
+pattern_note(app) := sprintf(
+	concat(" ", [
+		" (No Application %s is among the inputs: ApplicationSet %s/%s generates Applications named %s that flipflop cannot list,",
+		"so it assumed this is one of them, with the sources its template writes.)",
+	]),
+	[app.key, app.generator.appset.namespace, app.generator.appset.name, app.name_pattern],
+) if {
+	is_string(app.name_pattern)
+	app.name_pattern != app.name
+} else := ""
 
 # judged: the Application's sources, as Kargo reads them, are all known: it
 # has some, or it has none because it uses a source hydrator, which Kargo does

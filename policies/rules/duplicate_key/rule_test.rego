@@ -39,3 +39,22 @@ test_annotation_on_the_document_waives if {
 	finding.rule == "duplicate-key"
 	finding.waived.reason == "generated"
 }
+
+# A vars entry that lost its "- " repeats name and value in one mapping: one
+# finding naming both, at the first repeated key; another mapping's repeated
+# key is its own finding.
+test_keys_one_mapping_repeats_are_one_finding if {
+	entry := object.union(f.entry(task), {"line": 1, "duplicateKeys": [
+		{"key": "value", "line": 10, "first": 8, "mapping": [7, 9]},
+		{"key": "name", "line": 9, "first": 7, "mapping": [7, 9]},
+		{"key": "uses", "line": 14, "first": 13, "mapping": [13, 9]},
+	]})
+	findings := rule.report with input as [entry]
+	count(findings) == 2
+	some two in findings
+	two.resources[0].line == 9
+	two.details.keys == [{"key": "name", "line": 9, "first": 7}, {"key": "value", "line": 10, "first": 8}]
+	contains(two.message, `repeats the keys "name", "value" in one mapping at lines 9, 10 (first at lines 7, 8)`)
+	some one in findings
+	one.details == {"key": "uses", "line": 14, "first": 13}
+}

@@ -31,11 +31,14 @@
 #     file from the check if it is not a real manifest (e.g. a Helm template).
 package lib.flipflop.rules.invalid_object
 
+import data.lib.flipflop.kind_schemas
+import data.lib.flipflop.legacy
+import data.lib.flipflop.objects
 import data.lib.flipflop.result
 import data.lib.flipflop.validation
 
 report contains finding if {
-	some p in validation.object_problems
+	some p in object_problems
 	ref := p.ref
 	field := validation.dotted(p.path)
 	finding := result.fail(
@@ -48,6 +51,31 @@ report contains finding if {
 		result.nothing,
 		{"field": field, "want": p.want, "got": p.got, "problem": p.problem, "pointer": validation.pointer(p.path), "version": p.version},
 	)
+}
+
+# object_problems lists what is wrong with each object as written, against
+# its kind's CRD: {"ref", "version", "path" (keys and indices), "problem"
+# ("type", "missing", "unknown", "pattern", or the validator's name of the
+# keyword that failed), "want", "got" (a JSON type, "missing", or "")}
+# (validation.problems). Only this rule reads the CRDs' schemas.
+object_problems := [object.union(p, {"ref": group[i].ref, "version": k.version}) |
+	some kind, k in kind_schemas.kinds
+	group := objects.by_kind[kind]
+	count(group) > 0
+	some [i, p] in validation.problems([o.obj | some o in group], k, kind_schemas.definitions)
+	not legacy_shape(kind, group[i].obj, p)
+]
+
+# legacy_shape: a Stage written for Kargo v0.8 or earlier, which the model
+# reads too unless the run names a later Kargo (legacy.read), asks for its
+# Freight through spec.subscriptions: requestedFreight, which the newest CRD
+# requires, came later. (Its legacy fields are Kargo v0.8's, not validated.)
+legacy_shape("Stage", obj, p) if {
+	p.problem == "missing"
+	p.path == ["spec", "requestedFreight"]
+	legacy.read
+	some field in ["subscriptions", "promotionMechanisms"]
+	obj.spec[field]
 }
 
 # text says what is wrong with the field.

@@ -17,7 +17,8 @@
 #     description: Kargo reference, the promotion steps and their configs
 # custom:
 #   id: invalid-step-config
-#   severity: warning
+#   severity: error
+#   severity_assumed: warning
 #   why: |
 #     The Stage CRD keeps a step's `config` as written
 #     (`x-kubernetes-preserve-unknown-fields`), so `kubectl apply` and Argo CD accept a
@@ -49,6 +50,11 @@
 #     output its `git-open-pr` step does not have in the Kargo release followed (`prNumber`,
 #     removed in v1.7.0; `pr.id`, from v1.5.0) gets a null number, which the step's schema
 #     rejects (an integer of at least 1).
+#
+#     Named with `--kargo-version` (or `kargoVersion`, or read from the cluster's
+#     controller), the version makes the failure certain: an error. When the run names
+#     none, the finding rests on the newest version flipflop models, which it assumed: a
+#     warning that says so.
 #   remediation: |
 #     Write the step as the reference of the Kargo release you run documents it: add the
 #     required key, give the value the type and form the schema wants, or rename or drop
@@ -57,6 +63,25 @@
 #     the expression, the string or the bracket the finding names. Read the pull request's
 #     number from the output git-open-pr has in your release: `pr.id` from v1.5 on,
 #     `prNumber` before v1.7. If flipflop assumed the wrong version, pass --kargo-version.
+#   remediations:
+#     schema: |
+#       Write the step as the reference of the Kargo release you run documents it: add
+#       the required key, or rename or drop the one it does not have (git-commit's
+#       messageFromSteps, removed in v1.5, is written as a message expression since).
+#       If flipflop assumed the wrong version, pass --kargo-version.
+#     expression: |
+#       Close the expression, the string or the bracket the finding names: every
+#       `${{` needs its `}}` (and `${%` its `%}`), every quote and bracket its pair, every
+#       operator an operand on both sides.
+#     output: |
+#       Read the pull request's number from the output git-open-pr has in your release:
+#       `pr.id` from v1.5 on, `prNumber` before v1.7
+#       (`${{ outputs['<open-pr step>'].pr.id }}`). If flipflop assumed the wrong version,
+#       pass --kargo-version.
+#     var: |
+#       Close the expression, the string or the bracket the finding names in the var's
+#       value: every `${{` needs its `}}` (and `${%` its `%}`), every quote and bracket its
+#       pair, every operator an operand on both sides.
 package lib.flipflop.rules.invalid_step_config
 
 import data.lib.flipflop.config
@@ -78,7 +103,7 @@ report contains finding if {
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s", [w.ref.kind, key(w), w.path]),
 		result.about([], stages_of(w), [], [], []),
-		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text},
+		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "schema"},
 	)
 }
 
@@ -110,9 +135,9 @@ report contains finding if {
 		sprintf(
 			concat(" ", [
 				"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
-				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.%s",
+				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.",
 			]),
-			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w), config.assumed_note],
+			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w)],
 		),
 		result.refs([w.ref]),
 		sprintf("%s|%s|%s|output|%s", [w.ref.kind, key(w), w.path, p.output]),

@@ -4,6 +4,10 @@ import data.lib.flipflop.config
 import data.lib.flipflop.fixtures as f
 import data.lib.flipflop.rules.invalid_step_config as rule
 
+# assumed ends the message of a finding that rests on the Kargo version
+# flipflop assumed (lib.flipflop.result).
+assumed := "flipflop assumed the newest Kargo it models, so this is a warning; if you run an older one, say so with --kargo-version (then it is an error if it holds there)."
+
 test_stage_step if {
 	e := f.estate([f.stage_steps("dev", [{"uses": "git-commit", "as": "commit", "config": {"path": ".", "messageFromSteps": ["x"]}}])])
 	findings := rule.report with input as e
@@ -14,9 +18,15 @@ test_stage_step if {
 		`Stage acme/dev's git-commit step "commit" (/spec/promotionTemplate/spec/steps/0) does not meet Kargo v1.11.2's git-commit schema:`,
 		"messageFromSteps is not a key it allows; message is required.",
 		"Kargo validates a step's config when a Promotion runs it, so every promotion of the Stage fails at this step.",
+		assumed,
 	])
 	finding.stages == ["acme/dev"]
 	finding.details.problems == [{"field": "messageFromSteps", "problem": "unknown"}, {"field": "message", "problem": "missing"}]
+
+	# The fix is the one for its cause (issue 40, item 4), not every cause's.
+	startswith(finding.remediation, "Write the step as the reference of the Kargo release you run documents it")
+	not contains(finding.remediation, "pull request")
+	not contains(finding.remediation, "Close the expression")
 }
 
 test_task_step if {
@@ -42,8 +52,10 @@ test_expression_never_closed if {
 		`Stage acme/dev's argocd-update step "step-1" (/spec/promotionTemplate/spec/steps/1) holds an expression Kargo v1.11.2 cannot parse:`,
 		"in config.apps.0.sources.0.desiredRevision, an expression is opened and never closed.",
 		"Kargo compiles a step's expressions when a Promotion runs it, so every promotion of the Stage fails at this step.",
+		assumed,
 	])
 	finding.details.kind == "expression"
+	startswith(finding.remediation, "Close the expression, the string or the bracket the finding names:")
 }
 
 test_expression_in_if_vars_and_task if {
@@ -89,9 +101,11 @@ test_pr_number_from_a_removed_output if {
 		`PromotionTask acme/pr's git-wait-for-pr step "wait" (/spec/steps/1) takes the pull request's number from prNumber of git-open-pr step "open-pr",`,
 		"an output Kargo v1.11.2 does not have (it was removed in v1.7.0; read pr.id).",
 		"The number is then null, which the step's schema rejects, so every promotion of every Stage that runs the task fails at this step.",
-		"flipflop assumed the newest Kargo it models; if you run an older one, say so with --kargo-version.",
+		assumed,
 	])
+	finding.severity == "warning"
 	finding.details.kind == "output"
+	startswith(finding.remediation, "Read the pull request's number from the output git-open-pr has")
 }
 
 test_pr_number_by_version if {
@@ -105,4 +119,35 @@ test_pr_number_by_version if {
 	some finding in rule.report with input as f.estate([pr_task("${{ outputs.open-pr.pr.id }}")]) with config.settings as {"kargo_version": "v1.4.2"}
 	contains(finding.message, "(it came in v1.5.0; read prNumber)")
 	not contains(finding.message, "flipflop assumed")
+	finding.severity == "error"
+}
+
+# Severity follows certainty (issue 40, item 2): on a named version the step
+# certainly fails, an error; on the assumed newest, a warning that says so.
+test_severity_follows_certainty if {
+	e := f.estate([f.stage_steps("dev", [{"uses": "git-commit", "as": "commit", "config": {"path": ".", "message": "m", "messageFromSteps": ["x"]}}])])
+	named := rule.report with input as e with config.settings as {"kargo_version": "v1.6.0"}
+	[x.severity | some x in named] == ["error"]
+	every x in named {
+		not contains(x.message, "flipflop assumed")
+	}
+	unnamed := rule.report with input as e
+	[x.severity | some x in unnamed] == ["warning"]
+	every x in unnamed {
+		endswith(x.message, assumed)
+	}
+
+	# v1.4 still has messageFromSteps, as the one of message and
+	# messageFromSteps its oneOf wants: nothing to report for it alone, and
+	# both at once fail there too.
+	alone := f.estate([f.stage_steps("dev", [{"uses": "git-commit", "as": "commit", "config": {"path": ".", "messageFromSteps": ["x"]}}])])
+	count(rule.report) == 0 with input as alone with config.settings as {"kargo_version": "v1.4.0"}
+	[x.severity | some x in rule.report] == ["error"] with input as e with config.settings as {"kargo_version": "v1.4.0"}
+}
+
+test_var_fix_names_the_var if {
+	stage := object.union(f.stage_steps("dev", [{"uses": "git-push", "config": {"path": "./out"}}]), {"spec": {"vars": [{"name": "branch", "value": "${{ ctx.stage"}]}})
+	some finding in rule.report with input as f.estate([stage])
+	finding.details.kind == "var"
+	contains(finding.remediation, "in the var's\nvalue")
 }

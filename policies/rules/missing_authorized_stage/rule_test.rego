@@ -115,3 +115,63 @@ test_near_miss_named_for_a_selector if {
 	some finding in rule.report with input as f.estate([clean, stage])
 	contains(finding.message, `argocd/dev has annotation "kargo.akuity.io/authorized-stages": "acme:dev"`)
 }
+
+# A step at or before the argocd-update step that fails on its config ends the
+# promotion first, with another message: the finding says so, and quotes Kargo's
+# "not authorized" as what comes once that is fixed (issue 40, item 4).
+commit_then_update(app) := f.stage_steps("dev", [
+	{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./out"}]}},
+	{"uses": "git-commit", "as": "commit", "config": {"path": "./out", "messageFromSteps": ["msg"]}},
+	{"uses": "git-push", "as": "push", "config": {"path": "./out"}},
+	{"uses": "argocd-update", "config": {"apps": [{"name": app}]}},
+])
+
+test_earlier_step_fails_first if {
+	estate := f.estate([bare("dev"), commit_then_update("dev")])
+	some finding in rule.report with input as estate
+	contains(finding.message, concat(" ", [
+		"kargo.akuity.io/authorized-stage is missing. On Kargo v1.11.2 (assumed: name yours with --kargo-version) the promotion does not get that far:",
+		`it fails first at step "commit" (git-commit), on its config (invalid-step-config).`,
+		`Once that is fixed, it fails here with "Argo CD Application "dev" in namespace "argocd" is not authorized".`,
+	]))
+	finding.severity == "error"
+
+	# v1.4 has messageFromSteps: the authorization is what fails.
+	some older in rule.report with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.4.0"}
+	contains(older.message, `is missing. The promotion fails with "Argo CD Application "dev" in namespace "argocd" is not authorized".`)
+}
+
+test_update_step_fails_first_on_its_schema if {
+	update := {"uses": "argocd-update", "config": {"apps": [{"name": "dev", "sources": [{"repoURL": f.repo, "desiredCommitFromStep": "push"}]}]}}
+	estate := f.estate([bare("dev"), f.stage_steps("dev", [update])])
+	some finding in rule.report with input as estate with data.lib.flipflop.config.settings as {"kargo_version": "v1.6.0"}
+	contains(finding.message, `On Kargo v1.6.0 the promotion does not get that far: it fails first at step "step-0" (argocd-update), on its config (unsupported-field).`)
+}
+
+# A failing step after the update does not come first.
+test_later_step_does_not_come_first if {
+	steps := [
+		{"uses": "argocd-update", "config": {"apps": [{"name": "dev"}]}},
+		{"uses": "git-commit", "config": {"path": "./out", "messageFromSteps": ["msg"]}},
+	]
+	some finding in rule.report with input as f.estate([bare("dev"), f.stage_steps("dev", steps)])
+	contains(finding.message, "is missing. The promotion fails with")
+}
+
+# A task's step comes where the task step stands in the Stage's steps.
+test_task_step_fails_first if {
+	task := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "PromotionTask",
+		"metadata": {"name": "render", "namespace": "acme"},
+		"spec": {"steps": [
+			{"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./out"}]}},
+			{"uses": "git-commit", "as": "commit", "config": {"path": "./out", "messageFromSteps": ["msg"]}},
+		]},
+	}
+	steps := [
+		{"task": {"name": "render"}, "as": "render"},
+		{"uses": "argocd-update", "config": {"apps": [{"name": "dev"}]}},
+	]
+	some finding in rule.report with input as f.estate([bare("dev"), task, f.stage_steps("dev", steps)])
+	contains(finding.message, `it fails first at step "render::commit" (git-commit), on its config (invalid-step-config).`)
+}

@@ -6,7 +6,9 @@
 #   a trailing `/` or credentials): Kargo matches the two when it applies the
 #   update, but checks the desired revision only against a source written exactly
 #   the same, so the revision is never checked and the Stage turns Healthy whatever
-#   Argo CD synced.
+#   Argo CD synced. Likewise a `sources[]` entry written exactly like an earlier one
+#   of the same app entry: Kargo reads the first, so the later `desiredRevision` is
+#   never checked.
 # related_resources:
 #   - ref: https://docs.kargo.io/user-guide/reference-docs/promotion-steps/argocd-update
 #     description: Kargo reference, the argocd-update step (sources[].repoURL, desiredRevision)
@@ -27,11 +29,21 @@
 #     asked for is never compared with what Argo CD synced. Drift detection is off
 #     without a word, and flipflop's own contradiction checks, which follow Kargo,
 #     see no pin either.
+#
+#     The health check takes, for each source, the **first** `sources[]` entry equal
+#     to it. A second entry with the same `repoURL` (and `chart`) is applied (to the
+#     same source), but its `desiredRevision` is never read.
 #   remediation: |
 #     Write the `repoURL` of the `sources[]` entry exactly as the Application's
 #     source writes it (the same `.git`, case and trailing `/`), or write the
 #     Application's the way the Stage does. If no revision check is wanted, drop
 #     desiredRevision instead.
+#   remediations:
+#     repeated-entry: |
+#       Keep one `sources[]` entry per Application source: merge the two into the first,
+#       with the `desiredRevision` you mean Kargo to check (and, if wanted,
+#       `updateTargetRevision`). If no revision check is wanted, drop desiredRevision
+#       from both.
 package lib.flipflop.rules.unchecked_desired_revision
 
 import data.lib.flipflop.expr
@@ -39,6 +51,38 @@ import data.lib.flipflop.model
 import data.lib.flipflop.objects
 import data.lib.flipflop.result
 import data.lib.flipflop.stages
+
+# An entry that an earlier entry of the same app entry repeats (the same
+# repoURL and chart, as Kargo evaluates them): Kargo takes the first entry
+# matching a source, so this one's desiredRevision is never read.
+report contains finding if {
+	some c in shadowed
+	entry_path := sprintf("%s/sources/%d", [c.update.entry_path, c.index])
+	finding := result.fail(
+		rego.metadata.chain(),
+		sprintf(
+			concat(" ", [
+				"Stage %s's argocd-update sets desiredRevision %q for %s on Application %s in sources[%d], but sources[%d] names the same %s:",
+				"Kargo checks each source against the first sources[] entry written like it, so it never reads this one.%s%s",
+			]),
+			[
+				c.update.stage.key, c.desired, c.label, c.app.key, c.index, c.first,
+				c.what, first_says(c), model.pattern_note(c.app),
+			],
+		),
+		result.refs([c.update.stage.ref, c.app.ref]),
+		sprintf("%s|%s|%s", [c.update.stage.key, entry_path, c.app.key]),
+		result.about([], [c.update.stage.key], [c.app.key], [], []),
+		{
+			"stage": c.update.stage.key,
+			"application": c.app.key,
+			"entryPath": entry_path,
+			"stageRepoURL": c.url,
+			"shadowedBy": sprintf("%s/sources/%d", [c.update.entry_path, c.first]),
+			"kind": "repeated-entry",
+		},
+	)
+}
 
 report contains finding if {
 	some c in unchecked
@@ -64,7 +108,7 @@ report contains finding if {
 unchecked := [{"update": u, "app": t.app, "index": j, "url": url, "loose": loose} |
 	some u in model.updates
 	some t in u.targets
-	t.via != "pattern"
+	not t.unjudged
 	model.pinnable(u, t)
 	some j, e in objects.array_at(u.entry, ["sources"])
 	is_object(e)
@@ -78,6 +122,53 @@ unchecked := [{"update": u, "app": t.app, "index": j, "url": url, "loose": loose
 	count(loose) > 0
 	not exact_source(t.app, url)
 ]
+
+# shadowed lists the sources[] entries that set a desired revision for a
+# source of an Application they reach, written exactly like it, after an
+# earlier entry of the same app entry with the same repoURL and chart
+# (argocd_revisions.go, findSourceUpdate: the first match wins).
+shadowed := [{"update": u, "app": t.app, "index": j, "first": i, "url": url, "desired": model.desired(e), "label": label, "what": what} |
+	some u in model.updates
+	entries := objects.array_at(u.entry, ["sources"])
+	count(entries) > 1
+	some j, e in entries
+	j > 0
+	is_object(e)
+	model.desired(e) != ""
+	[url, chart] := written(u, e)
+	expr.known(url)
+	expr.known(chart)
+	i := [k |
+		some k, x in array.slice(entries, 0, j)
+		is_object(x)
+		written(u, x) == [url, chart]
+	][0]
+	some t in u.targets
+	not t.unjudged
+	model.pinnable(u, t)
+	some s in t.app.kargo_sources
+	s.repo_url == url
+	s.chart == chart
+	label := source_label(url, chart)
+	what := source_what(chart)
+]
+
+written(u, e) := [stages.value(u.step, object.get(e, "repoURL", "")), stages.value(u.step, object.get(e, "chart", ""))]
+
+source_label(url, "") := url
+
+source_label(url, chart) := sprintf("chart %s of %s", [chart, url]) if chart != ""
+
+source_what("") := "repoURL"
+
+source_what(chart) := "repoURL and chart" if chart != ""
+
+# first_says says what the first entry gives the source instead.
+first_says(c) := sprintf(" Kargo checks %s against %q, the first entry's desiredRevision.", [c.label, d]) if {
+	first := objects.array_at(c.update.entry, ["sources"])[c.first]
+	d := model.desired(first)
+	d != ""
+} else := sprintf(" The first entry sets no desiredRevision, so Kargo checks no revision of %s at all.", [c.label])
 
 # loose_sources: the Git sources of app that Kargo matches to url when it
 # applies the update (equal in its normal form) but that are written otherwise.
@@ -99,9 +190,9 @@ message(u, app, url, loose, rewrite) := sprintf(
 	concat(" ", [
 		"Stage %s's argocd-update sets desiredRevision for %s on Application %s, whose source is written %s:",
 		"Kargo applies the update (the URLs are equal in its normal form) but checks the revision only against a source written exactly the same,",
-		"so it never checks this one.%s",
+		"so it never checks this one.%s%s",
 	]),
-	[u.stage.key, url, app.key, concat(", ", sort({s.repo_url | some s in loose})), rewrite],
+	[u.stage.key, url, app.key, concat(", ", sort({s.repo_url | some s in loose})), rewrite, model.pattern_note(app)],
 )
 
 # rewrites says what updateTargetRevision still does when the entry sets it:

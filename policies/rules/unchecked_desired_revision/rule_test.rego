@@ -74,3 +74,76 @@ test_update_target_revision_still_rewrites if {
 		not contains(other.message, "updateTargetRevision")
 	}
 }
+
+# Two sources[] entries written exactly like one source (issue 40 item 5b):
+# Kargo checks the source against the first entry, so the second entry's
+# desiredRevision is never read.
+test_repeated_entry_is_unchecked if {
+	entries := [
+		{"repoURL": f.repo, "updateTargetRevision": true},
+		{"repoURL": f.repo, "desiredRevision": "${{ outputs.push.commit }}"},
+	]
+	stage := f.stage("web", "main", [{"name": "web", "sources": entries}])
+	findings := rule.report with input as f.estate([f.app("web", "main"), stage])
+	count(findings) == 1
+
+	# and the model pins nothing, as Kargo checks nothing
+	count(model.pins) == 0 with input as f.estate([f.app("web", "main"), stage])
+	some finding in findings
+	finding.details.shadowedBy == "/spec/promotionTemplate/spec/steps/3/config/apps/0/sources/0"
+	finding.details.entryPath == "/spec/promotionTemplate/spec/steps/3/config/apps/0/sources/1"
+	contains(finding.message, "in sources[1], but sources[0] names the same repoURL")
+	contains(finding.message, "The first entry sets no desiredRevision, so Kargo checks no revision of https://github.com/acme/deploy.git at all.")
+	startswith(finding.remediation, "Keep one `sources[]` entry per Application source")
+}
+
+test_repeated_entry_behind_a_pinning_one if {
+	entries := [
+		{"repoURL": f.repo, "desiredRevision": "${{ outputs.commit.commit }}"},
+		{"repoURL": f.repo, "desiredRevision": "${{ outputs.push.commit }}"},
+	]
+	stage := f.stage("web", "main", [{"name": "web", "sources": entries}])
+	some finding in rule.report with input as f.estate([f.app("web", "main"), stage])
+	contains(finding.message, `Kargo checks https://github.com/acme/deploy.git against "${{ outputs.commit.commit }}", the first entry's desiredRevision.`)
+}
+
+# Entries for two sources, or written otherwise, are not repeats.
+test_distinct_entries_are_not_repeats if {
+	two := object.union(f.app("web", "main"), {"spec": {"sources": [
+		{"repoURL": f.repo, "targetRevision": "main", "path": "a"},
+		{"repoURL": "https://github.com/acme/other.git", "targetRevision": "main", "path": "b"},
+	]}})
+	entries := [
+		{"repoURL": f.repo, "desiredRevision": "${{ outputs.push.commit }}"},
+		{"repoURL": "https://github.com/acme/other.git", "desiredRevision": "${{ outputs.push.commit }}"},
+	]
+	stage := f.stage("web", "main", [{"name": "web", "sources": entries}])
+	count(rule.report) == 0 with input as f.estate([json.remove(two, ["spec/source"]), stage])
+}
+
+# An Application only an ApplicationSet with a git generator makes (issue 40
+# item 5a): its name matches the ApplicationSet's pattern, and its template's
+# literal source is the one Kargo meets.
+git_appset := {
+	"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
+	"metadata": {"name": "web", "namespace": "argocd"},
+	"spec": {
+		"goTemplate": true,
+		"generators": [{"git": {"repoURL": f.repo, "revision": "main", "directories": [{"path": "apps/*"}]}}],
+		"template": {
+			"metadata": {"name": "{{.path.basename}}-web", "annotations": {"kargo.akuity.io/authorized-stage": "acme:web"}},
+			"spec": {
+				"project": "default",
+				"source": {"repoURL": f.repo, "targetRevision": "main", "path": "{{.path.path}}"},
+				"destination": {"server": "https://kubernetes.default.svc", "namespace": "web"},
+			},
+		},
+	},
+}
+
+test_generated_by_a_git_generator if {
+	stage := f.stage("web", "main", [{"name": "shop-web", "sources": [f.pin_url("https://github.com/acme/deploy")]}])
+	some finding in rule.report with input as f.estate([git_appset, stage])
+	finding.details.application == "argocd/shop-web"
+	contains(finding.message, "ApplicationSet argocd/web generates Applications named *-web that flipflop cannot list, so it assumed this is one of them")
+}

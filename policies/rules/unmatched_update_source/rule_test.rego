@@ -86,3 +86,50 @@ test_unauthorized_selector_matches_are_not_judged if {
 	other_repo := json.patch(other, [{"op": "replace", "path": "/spec/source/repoURL", "value": "https://github.com/acme/db.git"}])
 	count(rule.report) == 0 with input as f.estate([labelled, other_repo, stage])
 }
+
+# An Application only an ApplicationSet with a git generator makes, its
+# template's repoURL literal (issue 40 item 5a): the entry's other scheme
+# matches no source of any Application the ApplicationSet makes.
+git_appset(name, repo_url) := {
+	"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
+	"metadata": {"name": "web", "namespace": "argocd"},
+	"spec": {
+		"goTemplate": true,
+		"generators": [{"git": {"repoURL": f.repo, "revision": "main", "directories": [{"path": "apps/*"}]}}],
+		"template": {
+			"metadata": {"name": name, "annotations": {"kargo.akuity.io/authorized-stage": "acme:web"}},
+			"spec": {
+				"project": "default",
+				"source": {"repoURL": repo_url, "targetRevision": "main", "path": "{{.path.path}}"},
+				"destination": {"server": "https://kubernetes.default.svc", "namespace": "web"},
+			},
+		},
+	},
+}
+
+generated(appsets, url) := fs if {
+	stage := f.stage("web", "main", [{"name": "shop-web", "sources": [f.pin_url(url)]}])
+
+	# regal ignore:with-outside-test-context
+	fs := rule.report with input as f.estate(array.concat(appsets, [stage]))
+}
+
+test_generated_by_a_git_generator if {
+	findings := generated([git_appset("{{.path.basename}}-web", f.repo)], "git@github.com:acme/deploy.git")
+	count(findings) == 1
+
+	# the same scheme matches
+	count(generated([git_appset("{{.path.basename}}-web", f.repo)], f.repo)) == 0
+	some finding in findings
+	finding.details.application == "argocd/shop-web"
+	contains(finding.message, "(No Application argocd/shop-web is among the inputs: ApplicationSet argocd/web generates Applications named *-web that flipflop cannot list")
+}
+
+# Not judged: a template repoURL from the generator, a bare wildcard name, or a
+# name two ApplicationSets may make.
+test_generated_not_judged if {
+	count(generated([git_appset("{{.path.basename}}-web", "{{.url}}")], "git@github.com:acme/deploy.git")) == 0
+	count(generated([git_appset("{{.path.basename}}", f.repo)], "git@github.com:acme/deploy.git")) == 0
+	other := json.patch(git_appset("shop-{{.path.basename}}", f.repo), [{"op": "replace", "path": "/metadata/name", "value": "other"}])
+	count(generated([git_appset("{{.path.basename}}-web", f.repo), other], "git@github.com:acme/deploy.git")) == 0
+}

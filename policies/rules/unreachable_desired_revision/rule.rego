@@ -53,14 +53,26 @@
 #       commit or a tag), which Argo CD keeps reporting whatever the Stage pushes.
 #   remediation: |
 #     Pin what the Application will actually report:
-#     - for a branch the Stage pushes to, point the Application's targetRevision at
-#       that branch and pin the push's commit (${{ outputs.<push-step>.commit }});
+#     - for a branch the Stage pushes to itself, point the Application's targetRevision
+#       at that branch and pin the push's commit (${{ outputs.<push-step>.commit }});
+#     - for a branch a pull request merges the Stage's commit into, pin the merge: the
+#       commit output of the git-wait-for-pr or git-merge-pr step, never the push's;
 #     - for a commit chosen from Freight, use ${{ commitFrom(<repo>).ID }} together
 #       with updateTargetRevision: true, so the Application is moved to it;
 #     - never pin a branch, HEAD or tag name: desiredRevision must be a commit SHA
 #       (for Helm repository charts, the chart version).
 #
 #     Or drop desiredRevision if no revision check is wanted.
+#   remediations:
+#     pull-request: |
+#       Pin the commit the branch's head will be: the merge. Read it from the step that
+#       waits for the pull request, desiredRevision: ${{ outputs.<wait-for-pr-step>.commit }}
+#       (git-wait-for-pr, or git-merge-pr), and keep the Application's targetRevision on
+#       the pull request's target branch. The push's commit
+#       (${{ outputs.<push-step>.commit }}) is the pull request's head, which GitHub never
+#       makes the target's head.
+#
+#       Or drop desiredRevision if no revision check is wanted.
 package lib.flipflop.rules.unreachable_desired_revision
 
 import data.lib.flipflop.model
@@ -77,10 +89,11 @@ report contains finding if {
 		result.refs([p.stage.ref, p.app.ref]),
 		model.source_key(p),
 		result.about([p.pointer], [p.stage.key], [p.app.key], [p.id], []),
-		object.union(
+		object.union_n([
 			{"stage": p.stage.key, "application": p.app.key, "desiredRevision": p.desired, "pointer": model.describe(p.pointer)},
 			shows_after(p),
-		),
+			kind(p),
+		]),
 	)
 }
 
@@ -95,6 +108,12 @@ latent_note(p) := sprintf(" This shows once the Stage's promotions stop failing 
 ]) if {
 	p.latent
 } else := ""
+
+# kind names the cause whose fix differs from the rule's general one
+# (custom.remediations): a pin of the commit made before a pull request merges.
+kind(p) := {"kind": "pull-request"} if model.pre_merge_step(p)
+
+else := {}
 
 shows_after(p) := {"showsAfter": first_failures(p)} if p.latent
 

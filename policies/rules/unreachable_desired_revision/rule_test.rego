@@ -84,6 +84,18 @@ test_pull_request_pushed_commit_never_met if {
 	contains(finding.message, `it is the commit step "push" makes, which reaches github.com/acme/deploy @ main only through a pull request`)
 	some committed in rule.report with input as pr_estate(f.repo, {}, "${{ outputs.commit.commit }}")
 	contains(committed.message, `step "commit"`)
+
+	# The fix agrees with the why (issue 40, item 4): pin the merge, not the push.
+	finding.details.kind == "pull-request"
+	startswith(finding.remediation, "Pin the commit the branch's head will be: the merge.")
+	not contains(finding.remediation, "pin the push's commit")
+}
+
+# Another cause keeps the rule's general fix.
+test_other_causes_keep_the_general_fix if {
+	some finding in rule.report with input as literal_estate("main")
+	not finding.details.kind
+	contains(finding.remediation, "never pin a branch, HEAD or tag name")
 }
 
 test_pull_request_merge_commit_is_met if {

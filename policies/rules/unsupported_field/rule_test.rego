@@ -17,7 +17,17 @@ test_desired_commit_from_step_on_the_newest_kargo if {
 	finding.details.field == "desiredCommitFromStep"
 	finding.details.kargoVersion == "v1.11.2"
 	contains(finding.message, "which Kargo v1.11.2 does not have (it was removed in v1.3.0)")
-	contains(finding.message, "flipflop assumed the newest Kargo it models")
+	contains(finding.message, "flipflop assumed the newest Kargo it models, so this is a warning")
+	contains(finding.message, "(then it is an error if it holds there)")
+}
+
+# Named, the version makes the failure certain: an error, with no word of an
+# assumption.
+test_desired_commit_from_step_on_a_named_kargo_is_an_error if {
+	some finding in rule.report with input as estate({"desiredCommitFromStep": "push"})
+		with data.lib.flipflop.config.settings as {"kargo_version": "v1.9.0"}
+	finding.severity == "error"
+	not contains(finding.message, "assumed")
 }
 
 test_desired_commit_from_step_on_a_kargo_that_has_it if {
@@ -30,6 +40,7 @@ test_desired_revision_before_v1_1 if {
 		with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.2"}
 	contains(finding.message, "which Kargo v1.0.2 does not have (it came in v1.1.0)")
 	not contains(finding.message, "assumed")
+	finding.severity == "error"
 }
 
 # One problem, one finding: two Stages whose pins would contradict each other
@@ -56,4 +67,5 @@ test_promotion_mechanisms_on_a_named_v1 if {
 	some finding in rule.report with input as f.estate([legacy]) with data.lib.flipflop.config.settings as {"kargo_version": "v1.4"}
 	finding.details.path == "/spec/promotionMechanisms"
 	contains(finding.message, "on Kargo v1.4.0 the Stage CRD")
+	finding.severity == "error"
 }

@@ -23,7 +23,7 @@ import data.lib.flipflop.stages
 # argocd-update app entry (stage, step, index, namespace, name).
 updates := [u |
 	read
-	some s in stages.records
+	some s in written
 	some i, entry in objects.array_at(s.legacy, ["argoCDAppUpdates"])
 	is_object(entry)
 	path := sprintf("/spec/promotionMechanisms/argoCDAppUpdates/%d", [i])
@@ -50,11 +50,30 @@ updates := [u |
 	}
 ]
 
+# written lists the Stages written with spec.promotionMechanisms: the one pass
+# over every Stage that the legacy readings start from.
+written := [s |
+	some s in stages.records
+	s.legacy != {}
+]
+
 # read: the model reads promotionMechanisms, as Kargo v0.8 and earlier do: unless
 # the run names a Kargo version from v1.0 on, which no longer has the field.
 read if not config.kargo_explicit
 
 read if not config.kargo_at_least([1, 0])
+
+# dated lists the keys of the Stages read as Kargo v0.8 reads them while the
+# run follows another version: it named none, so the files date these Stages
+# (they are written with promotionMechanisms) and the rest of the estate is
+# read as the newest release, on which the field is dropped. A finding about
+# one says so (lib.flipflop.result).
+dated contains s.key if {
+	not config.kargo_explicit
+	some s in written
+}
+
+any_dated if count(dated) > 0
 
 namespace(entry) := ns if {
 	ns := objects.string_at(entry, ["appNamespace"])

@@ -134,16 +134,28 @@ targets(s, env, entry, name, ns) := [] if {
 } else := [target(a, s, "name") | some a in apps.by_key[sprintf("%s/%s", [ns, name])]] if {
 	not has_selector(entry)
 	count(object.get(apps.by_key, sprintf("%s/%s", [ns, name]), [])) > 0
-} else := [target(instance(a, name), s, "pattern") |
-	not has_selector(entry)
-	some a in apps.matching_patterns(name, [ns])
-] if {
+} else := pattern_targets(s, name, apps.matching_patterns(name, [ns])) if {
 	not has_selector(entry)
 } else := [] if {
 	empty_selector(entry.selector)
 } else := [target(a, s, "selector") |
 	some a in apps.selected(selector(env, entry.selector), ns)
 ]
+
+# pattern_targets are the Applications an ApplicationSet the model cannot
+# enumerate may generate under a name an entry gives: one for each name pattern
+# that matches it. Each is unjudged (lib.flipflop.model_failing: its sources
+# are not judged against the entry) when another pattern matches as well, or
+# when its pattern is no more than wildcards.
+pattern_targets(s, name, matches) := [object.union(target(instance(a, name), s, "pattern"), {"unjudged": unjudged(matches, a)}) |
+	some a in matches
+]
+
+default unjudged(_, _) := false
+
+unjudged(matches, _) if count(matches) != 1
+
+unjudged(_, a) if regex.replace(a.name_pattern, `[*?]`, "") == ""
 
 # namesakes lists the Applications named name (written, generated, or generated
 # under a name pattern that matches it) in namespaces other than ns: where an
@@ -346,7 +358,7 @@ push_writes := [w |
 
 legacy_writers := [w |
 	legacy.read
-	some s in stages.records
+	some s in legacy.written
 	some k, g in objects.array_at(s.legacy, ["gitRepoUpdates"])
 	is_object(g)
 	url := object.get(g, "repoURL", "")

@@ -80,6 +80,13 @@ never_met(p) := sprintf(
 	[step.alias, describe(p.pointer)],
 ) if {
 	p.stage.key in pull_request_stages
+	step := pre_merge_step(p)
+}
+
+# pre_merge_step is the step whose commit p pins when that commit reaches the
+# branch the Application tracks only through a GitHub pull request (above).
+pre_merge_step(p) := step if {
+	p.stage.key in pull_request_stages
 	p.desired_class == "own"
 	p.pointer.known
 	p.pointer.floating

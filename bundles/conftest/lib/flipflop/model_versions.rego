@@ -6,7 +6,6 @@ package lib.flipflop.model
 
 import data.lib.flipflop.config
 import data.lib.flipflop.legacy
-import data.lib.flipflop.stages
 
 # lacking maps where a field is written ("app", "source") to the fields of
 # config.argocd_update_fields the version followed lacks there, by name: on the newest
@@ -47,8 +46,7 @@ desired_commit_from_step if not lacking.source.desiredCommitFromStep
 # release that runs it), and its findings say so.
 legacy_dropped := [s |
 	not legacy.read
-	some s in stages.records
-	count(s.legacy) > 0
+	some s in legacy.written
 ]
 
 # inferred_pins: Kargo v0.9 and v1.0 check every Git source of an Application

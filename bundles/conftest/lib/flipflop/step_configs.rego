@@ -78,7 +78,7 @@ written_steps := array.concat(
 )
 
 # step_schemas are the step config schemas of the release followed.
-step_schemas := object.get(schemas.steps, minor, {})
+step_schemas := {uses: schemas.configs[uses][i] | some uses, i in object.get(schemas.steps, minor, {})}
 
 # schema_problems are [index in written_steps, problem] for every step whose
 # config its schema rejects, each step's configs validated at once. A value
@@ -88,7 +88,7 @@ step_schemas := object.get(schemas.steps, minor, {})
 schema_problems := [[j, shown(p)] |
 	some uses in {e.step.uses | some e in written_steps}
 	group := [[j, e] | some j, e in written_steps; e.step.uses == uses]
-	some [k, p] in validation.problems([e.config | some [_, e] in group], step_schemas[uses])
+	some [k, p] in validation.problems([e.config | some [_, e] in group], step_schemas[uses], schemas.definitions)
 	[j, e] := group[k]
 	certain(e.config, p)
 	not reported_elsewhere_at(uses, p, e.config)

@@ -13,50 +13,32 @@
 #   tested here, on the strings each host reports (see internal/schemagen).
 package lib.flipflop.validation
 
-import data.lib.flipflop.legacy
-import data.lib.flipflop.objects
-import data.lib.flipflop.schemas
-
-# object_problems lists what is wrong with each object as written, against
-# its kind's CRD: {"ref", "path" (keys and indices), "problem" ("type",
-# "missing", "unknown", "pattern", or the validator's name of the keyword
-# that failed), "want", "got" (a JSON type, "missing", or "")} (problem).
-object_problems := [object.union(p, {"ref": group[i].ref, "version": k.version}) |
-	some kind, k in schemas.kinds
-	group := objects.by_kind[kind]
-	count(group) > 0
-	some [i, p] in problems([o.obj | some o in group], k)
-	not legacy_shape(kind, group[i].obj, p)
-]
-
-# legacy_shape: a Stage written for Kargo v0.8 or earlier, which the model
-# reads too unless the run names a later Kargo (legacy.read), asks for its
-# Freight through spec.subscriptions: requestedFreight, which the newest CRD
-# requires, came later. (Its legacy fields are Kargo v0.8's, not validated.)
-legacy_shape("Stage", obj, p) if {
-	p.problem == "missing"
-	p.path == ["spec", "requestedFreight"]
-	legacy.read
-	some field in ["subscriptions", "promotionMechanisms"]
-	obj.spec[field]
-}
-
-# problems validates docs against a generated schema s ({"schema", "patterns"}:
-# the bulk form, which holds {"o": docs}) and returns [index in docs,
+# problems validates docs against a generated schema s ({"schema",
+# "patterns", "refs"}), whose $refs name the definitions defs holds, and
+# returns [index in docs,
 # problem] pairs, in the order of docs and, within one, of the objects the
 # problems are about (a missing or unknown key's object, before anything
 # else said of that object), then of their paths. The validator's errors
 # come in no set order; a host that ignores patterns reports every string a
 # pattern constrains, and only those that do not match are problems.
-problems(docs, s) := [[i, p] |
+problems(docs, s, defs) := [[i, p] |
 	some [i, _, _, _, p] in sort({[i, parent(p), object.get(rank, p.problem, 2), p.path, p] |
-		[_, errs] := json.match_schema({"o": docs}, s.schema)
+		[_, errs] := json.match_schema({"o": docs}, bulk(s, defs))
 		some e in errs
 		parts := split(e.field, ".")
 		i := to_number(parts[1])
 		p := problem(docs[i], array.slice(parts, 2, count(parts)), e, s.patterns)
 	})
 ]
+
+# bulk is the schema of {"o": docs} whose docs each meet s: all of them
+# validated at once, with one compilation of the schema.
+bulk(s, defs) := {
+	"type": "object",
+	"required": ["o"],
+	"properties": {"o": {"type": "array", "items": s.schema}},
+	"definitions": {r: defs[r] | some r in s.refs},
+}
 
 rank := {"unknown": 0, "missing": 1}
 

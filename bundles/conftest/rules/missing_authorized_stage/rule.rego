@@ -49,21 +49,22 @@
 package lib.flipflop.rules.missing_authorized_stage
 
 import data.lib.flipflop.apps
+import data.lib.flipflop.config
 import data.lib.flipflop.model
 import data.lib.flipflop.result
 import data.lib.flipflop.stages
+import data.lib.flipflop.step_configs
 
 report contains finding if {
 	some [u, t] in model.unauthorized_names
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf(
-			concat(" ", [
-				"Stage %s updates Application %s, which does not authorize it: kargo.akuity.io/authorized-stage is %s.",
-				"The promotion fails with \"Argo CD Application %q in namespace %q is not authorized\".%s",
-			]),
+			"Stage %s updates Application %s, which does not authorize it: kargo.akuity.io/authorized-stage is %s. %s%s",
 			[
-				u.stage.key, t.app.key, annotation(t.app), t.app.name, t.app.namespace, stages.assumed(u.stage),
+				u.stage.key, t.app.key, annotation(t.app),
+				outcome(u, sprintf("\"Argo CD Application %q in namespace %q is not authorized\"", [t.app.name, t.app.namespace])),
+				stages.assumed(u.stage),
 			],
 		),
 		result.refs([u.stage.ref, t.app.ref]),
@@ -77,8 +78,10 @@ report contains finding if {
 	some u in model.unauthorized_selectors
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s): the promotion fails.%s%s", [
-			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name, selected_near_misses(u.targets), stages.assumed(u.stage),
+		sprintf("Stage %s selects %d Application(s) in namespace %q by label, but none authorizes it (kargo.akuity.io/authorized-stage must name %s:%s). %s%s%s", [
+			u.stage.key, count(u.targets), u.namespace, u.stage.project, u.stage.name,
+			outcome(u, sprintf("\"found %d Application(s) matching selector in namespace %q, but none are authorized for Stage %s:%s\"", [count(u.targets), u.namespace, u.stage.project, u.stage.name])),
+			selected_near_misses(u.targets), stages.assumed(u.stage),
 		]),
 		result.refs(array.concat([u.stage.ref], [t.app.ref | some t in u.targets])),
 		sprintf("%s|selector|%d", [u.stage.key, u.index]),
@@ -86,6 +89,52 @@ report contains finding if {
 		{"stage": u.stage.key, "applications": sort({t.app.key | some t in u.targets})},
 	)
 }
+
+# outcome says how the promotion fails: with Kargo's authorization error
+# (quoted), unless a step at or before this argocd-update step fails first on
+# its config (Kargo validates a step's config before the step checks
+# authorization, and a failed step ends the Promotion): then with that, and
+# with this error only once it is fixed.
+outcome(u, quoted) := sprintf("The promotion fails with %s.", [quoted]) if {
+	count(failing_first(u)) == 0
+} else := sprintf(
+	concat(" ", [
+		"On Kargo %s%s the promotion does not get that far: it fails first at %s, on its config (%s).",
+		"Once that is fixed, it fails here with %s.",
+	]),
+	[config.kargo_text, assumed_text, concat(", ", [x.text | some x in failing_first(u)]), concat(", ", sort({x.rule | some x in failing_first(u)})), quoted],
+)
+
+default assumed_text := " (assumed: name yours with --kargo-version)"
+
+assumed_text := "" if config.kargo_explicit
+
+# failing_first lists the steps of u's Stage, in promotion order, at or before
+# u's step, whose config Kargo rejects (invalid-step-config, unsupported-field).
+failing_first(u) := [x |
+	i := [j | some j, r in stages.records; r.key == u.stage.key][0]
+	here := position(u.step)
+	some s in stages.all_steps(i)
+	position(s) <= here
+	rule := step_failure(s)
+	x := {"text": sprintf("step %q (%s)", [s.alias, s.uses]), "rule": rule, "at": position(s)}
+]
+
+step_failure(s) := "unsupported-field" if {
+	some x in model.unsupported
+	x.step.id == s.id
+} else := "invalid-step-config" if {
+	some w in step_configs.invalid
+	w.kind != "var"
+	w.ref == s.origin.ref
+	w.path == s.origin.path
+}
+
+# position orders a step in its Promotion: its index among the Stage's own
+# steps, then its index in the task a task step inflates (-1 for the Stage's own).
+position(s) := [to_number(regex.find_n(`[0-9]+$`, s.via, 1)[0]), s.index] if s.via != ""
+
+else := [s.index, -1]
 
 annotation(app) := sprintf(
 	"missing: the Application has %s, which Kargo does not read (it reads kargo.akuity.io/authorized-stage, an annotation, and no other key)",

@@ -69,12 +69,12 @@ else := s.repo_url
 message(c) := sprintf(
 	concat(" ", [
 		"Stage %s's argocd-update updates %s on Application %s, which has no such source (%s):",
-		"every promotion fails (\"no source of Argo CD Application %q in namespace %q matched update for source with repoURL %s%s\").",
+		"every promotion fails (\"no source of Argo CD Application %q in namespace %q matched update for source with repoURL %s%s\").%s",
 	]),
 	[
 		c.update.stage.key, describe({"repo_url": c.url, "chart": c.chart}), c.app.key,
 		its_sources(c.app),
-		c.app.name, c.app.namespace, c.url, and_chart(c.chart),
+		c.app.name, c.app.namespace, c.url, and_chart(c.chart), model.pattern_note(c.app),
 	],
 )
 

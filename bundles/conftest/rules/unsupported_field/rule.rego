@@ -16,7 +16,8 @@
 #     description: Kargo v1.3.0, which removed desiredCommitFromStep and fromOrigin
 # custom:
 #   id: unsupported-field
-#   severity: warning
+#   severity: error
+#   severity_assumed: warning
 #   why: |
 #     Every object of the `argocd-update` step's config schema (`argocd-update-config.json`)
 #     has `additionalProperties: false`. When a Promotion reaches the step, Kargo validates
@@ -31,8 +32,11 @@
 #     `spec.promotionMechanisms` (Kargo v0.8 and earlier) loses the field on a v1 Kargo,
 #     whose Stage CRD no longer has it.
 #
-#     flipflop reads the fields as the assumed version does: it treats the Stage's pins as
-#     never checked, and says which version it assumed.
+#     flipflop reads the fields as the version in force does: it treats the Stage's pins as
+#     never checked. Named with `--kargo-version` (or `kargoVersion`, or read from the
+#     cluster's controller), the version makes the failure certain: an error. When the run
+#     names none, the finding rests on the newest version flipflop models, which it assumed:
+#     a warning that says so.
 #   remediation: |
 #     Write the step for the Kargo version you run: replace
 #     `desiredCommitFromStep: <alias>` with `desiredRevision: ${{ outputs.<alias>.commit }}`,
@@ -54,9 +58,9 @@ report contains finding if {
 			concat(" ", [
 				"Stage %s's argocd-update step %q sets %s, which Kargo %s does not have (%s).",
 				"Kargo rejects the step's config when a Promotion runs it, so every promotion of the Stage fails at this step",
-				"and its revision checks are never registered.%s",
+				"and its revision checks are never registered.",
 			]),
-			[x.stage.key, x.step.alias, field_text(x), config.kargo_text, config.history(x.field), config.assumed_note],
+			[x.stage.key, x.step.alias, field_text(x), config.kargo_text, config.history(x.field)],
 		),
 		result.refs([x.stage.ref, x.step.origin.ref]),
 		sprintf("%s|%s|%s", [x.stage.key, x.step.id, x.path]),
