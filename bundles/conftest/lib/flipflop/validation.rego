@@ -23,15 +23,22 @@ package lib.flipflop.validation
 # pattern constrains, and only those that do not match are problems.
 problems(docs, s, defs) := [[i, p] |
 	some [i, _, _, _, p] in sort({[i, parent(p), object.get(rank, p.problem, 2), p.path, p] |
-		[_, errs] := json.match_schema({"o": docs}, bulk(s, defs))
+		some c in numbers.range_step(0, count(docs) - 1, chunk)
+		[_, errs] := json.match_schema({"o": array.slice(docs, c, c + chunk)}, bulk(s, defs))
 		some e in errs
 		parts := split(e.field, ".")
-		i := to_number(parts[1])
+		i := c + to_number(parts[1])
 		p := problem(docs[i], array.slice(parts, 2, count(parts)), e, s.patterns)
 	})
 ]
 
-# bulk is the schema of {"o": docs} whose docs each meet s: all of them
+# chunk is how many documents one call validates: the validator converts a
+# call's documents twice (to Go values, to JSON and back), and a
+# thousand at a time keep those copies small beside the model's own, for
+# a compilation of the schema per thousand.
+chunk := 1000
+
+# bulk is the schema of {"o": docs} whose docs each meet s: a chunk of them
 # validated at once, with one compilation of the schema.
 bulk(s, defs) := {
 	"type": "object",
