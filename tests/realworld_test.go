@@ -253,16 +253,17 @@ func realWorldRows() []row {
 					t.Errorf("unknown-application %+v", ua)
 				}
 			}},
-		// Its git-commit steps use messageFromSteps, which Kargo v1.5 removed:
-		// on the newest Kargo they fail every promotion (invalid-step-config),
-		// which the README's verdicts predate.
+		// Its kustomize-set-image steps give images[] neither tag nor digest
+		// (v1.4 on) and its git-commit steps use messageFromSteps, which Kargo
+		// v1.5 removed: on the newest Kargo they fail every promotion
+		// (invalid-step-config), which the README's verdicts predate.
 		// The missing authorizations come second: the promotion fails first at
 		// git-commit, and the finding says so (issue 40 item 4).
 		{name: "c-yco HEAD", paths: []string{"c-yco__argo-kargo-multicluster-lab/argocd", "c-yco__argo-kargo-multicluster-lab/kargo"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
 			warnings: []string{"invalid-step-config"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
-				wantMessage(t, r, "missing-authorized-stage", "the promotion does not get that far: it fails first at step \"step-2\" (git-commit), on its config (invalid-step-config). Once that is fixed, it fails here with \"Argo CD Application")
+				wantMessage(t, r, "missing-authorized-stage", "the promotion does not get that far: it fails first at step \"step-1\" (kustomize-set-image), on its config (invalid-step-config); after it, step \"step-2\" (git-commit) fails on its config too (invalid-step-config). Once those are fixed, it fails here with \"Argo CD Application")
 			}},
 		{name: "c-yco at-fd8e23e", paths: []string{"c-yco__argo-kargo-multicluster-lab/at-fd8e23e"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},

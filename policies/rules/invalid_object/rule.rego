@@ -93,4 +93,6 @@ object_name("") := "the object"
 
 object_name(f) := f if f != ""
 
-article(t) := sprintf("a %s", [t])
+article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
+
+else := sprintf("a %s", [t])

@@ -207,7 +207,7 @@ text(p) := sprintf("%s is required", [p.field]) if p.problem == "missing"
 
 else := sprintf("%s is not a key it allows", [p.field]) if p.problem == "unknown"
 
-else := sprintf("%s is a %s, want %s", [p.field, p.got, p.want]) if p.problem == "type"
+else := sprintf("%s is %s, want %s", [p.field, article(p.got), p.want]) if p.problem == "type"
 
 else := sprintf("%s does not match %s", [p.field, p.want]) if p.problem == "pattern"
 
@@ -221,3 +221,8 @@ schema_name(uses) := schema_of(uses, config.kargo_text, step_configs.release)
 schema_of(uses, version, release) := sprintf("Kargo %s's %s schema", [version, uses]) if {
 	release == version
 } else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [version, uses, release])
+
+# article is a JSON type's name with its article (an object, a string).
+article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
+
+else := sprintf("a %s", [t])
