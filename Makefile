@@ -93,7 +93,7 @@ GO_TEST_RUN = FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTES
 # The race pass leaves out the packages whose tests reach no goroutine and no
 # state shared between goroutines, so the detector has nothing to watch there:
 # estate, ignore, safetext, textwrap and version import nothing that starts one
-# (nor does any of their tests); stepschema's and upstream's tests read tables
+# (nor does any of their tests); schemagen's and upstream's tests read schemas
 # on one goroutine (upstream's mutex guards the evaluator's concurrent reads,
 # which the evaluator's and cli's race runs exercise); hack/ holds tools.
 # export's tests all skip under -race (race.Sequential: each evaluates
@@ -102,7 +102,7 @@ GO_TEST_RUN = FLIPFLOP_BIN=$(BIN)/flipflop OPA_BIN=$(OPA) CONFTEST_BIN=$(CONFTES
 # its own takes export out of this list).
 # Every other package imports the evaluator (parallel evaluation), the loader,
 # render or cluster workers, or kubetest, and keeps its race run.
-GO_RACE_SKIP_PKGS := ^\./(internal/(estate|ignore|safetext|textwrap|version|stepschema|upstream|export)|hack/.*)$$
+GO_RACE_SKIP_PKGS := ^\./(internal/(estate|ignore|safetext|textwrap|version|schemagen|upstream|export)|hack/.*)$$
 
 go-test: go-test-plain go-test-race ## Go unit and end-to-end tests (real binary, real conftest)
 

@@ -3,6 +3,7 @@ package evaluator_test
 import (
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -62,6 +63,54 @@ func TestEvaluationBudget(t *testing.T) {
 	// A budget far above the cost hides the next regression: lower it.
 	if per < 0.8*evaluator.EvaluationBudget {
 		t.Errorf("%.1f evaluations per object, far under the budget of %d: lower evaluator.EvaluationBudget to hold what was gained", per, evaluator.EvaluationBudget)
+	}
+}
+
+// allocatedPerObject is the bytes the Go heap allocates while objs are
+// evaluated once (runtime.MemStats.TotalAlloc, after a first evaluation that
+// fills what OPA keeps between queries, such as its compiled regular
+// expressions), per object.
+func allocatedPerObject(t *testing.T, e *evaluator.Evaluator, objs []evaluator.Object) float64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.Evaluate(ctx, objs); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := e.Evaluate(ctx, objs); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(len(objs))
+}
+
+// The bytes the policies allocate per object on the benchmark estate stay
+// within evaluator.AllocationBudget. Evaluations alone missed work moved into
+// fewer, dearer builtin calls (a json.marshal and a regular expression each):
+// what a builtin costs is mostly what it allocates, and the collector's share
+// of the CPU follows the bytes allocated. The figure is the Go runtime's
+// count, not a time: the same run to run within about 0.1% (the test's
+// tolerance is the 2% above the budget the budget leaves), the same on every
+// machine of one Go version.
+func TestAllocationBudget(t *testing.T) {
+	race.Sequential(t)
+	if testing.Short() {
+		t.Skip("evaluates a 2,000-object estate twice")
+	}
+	if race.Enabled {
+		t.Skip("the race detector changes what is allocated")
+	}
+	e, objs := budgetEvaluator(t), budgetEstate(t)
+	per := allocatedPerObject(t, e, objs)
+	budget := float64(evaluator.AllocationBudget)
+	t.Logf("%.0f bytes allocated per object over %d objects (budget %d)", per, len(objs), evaluator.AllocationBudget)
+	if per > budget {
+		t.Errorf("%.0f bytes allocated per object, over the budget of %d (evaluator.AllocationBudget): make the new work cheaper, or raise the budget in a commit of its own that says why", per, evaluator.AllocationBudget)
+	}
+	if per < 0.8*budget {
+		t.Errorf("%.0f bytes allocated per object, far under the budget of %d: lower evaluator.AllocationBudget to hold what was gained", per, evaluator.AllocationBudget)
 	}
 }
 

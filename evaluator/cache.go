@@ -16,8 +16,10 @@ import (
 // (docs/hosts.md, "Auditor").
 //
 // So the Go host evaluates with a virtual cache that keeps every rule's value
-// as OPA does, but at most fnCacheLimit function results a frame: when a
-// frame's function cache is full it is emptied and fills again. A call whose
+// as OPA does, but at most fnCacheLimit function results a frame, in two
+// generations of half as many: when the newer is full, the older is dropped
+// and the newer becomes the older, and a result found in the older is put in
+// the newer again, so what is still being read stays. A call whose
 // result was dropped is evaluated again, to the same result (a function's
 // result depends on its arguments and the frame's data and input alone, and
 // a frame is never shared: `with` pushes a new one), so the findings are the
@@ -40,11 +42,12 @@ type boundedCache struct {
 	limit int
 }
 
-// fnFrame is one frame's function results and how many were put since it was
-// last emptied.
+// fnFrame is one frame's function results: the newer generation, how many
+// were put in it, and the older one (nil until the newer first fills).
 type fnFrame struct {
 	cache topdown.VirtualCache
 	n     int
+	older topdown.VirtualCache
 }
 
 // newBoundedCache returns a cache keeping at most limit function results a
@@ -86,7 +89,17 @@ func (c *boundedCache) Get(ref ast.Ref) (*ast.Term, bool) {
 	if c.limit == 0 {
 		return nil, false
 	}
-	return c.fns[len(c.fns)-1].cache.Get(ref)
+	// A cache says (nil, true) of a call it knows to be undefined, (nil,
+	// false) of one it does not know.
+	top := &c.fns[len(c.fns)-1]
+	if v, undefined := top.cache.Get(ref); v != nil || undefined || top.older == nil {
+		return v, undefined
+	}
+	v, undefined := top.older.Get(ref)
+	if v != nil || undefined {
+		c.put(top, ref, v)
+	}
+	return v, undefined
 }
 
 func (c *boundedCache) Put(ref ast.Ref, value *ast.Term) {
@@ -97,12 +110,17 @@ func (c *boundedCache) Put(ref ast.Ref, value *ast.Term) {
 	if c.limit == 0 {
 		return
 	}
-	top := &c.fns[len(c.fns)-1]
-	if top.n >= c.limit {
-		top.cache, top.n = topdown.NewVirtualCache(), 0
+	c.put(&c.fns[len(c.fns)-1], ref, value)
+}
+
+// put puts a function result in frame f's newer generation, which becomes
+// the older one first when it holds half the limit.
+func (c *boundedCache) put(f *fnFrame, ref ast.Ref, value *ast.Term) {
+	if f.n >= max(c.limit/2, 1) {
+		f.older, f.cache, f.n = f.cache, topdown.NewVirtualCache(), 0
 	}
-	top.cache.Put(ref, value)
-	top.n++
+	f.cache.Put(ref, value)
+	f.n++
 }
 
 func (c *boundedCache) Keys() []ast.Ref {

@@ -22,26 +22,36 @@ func callKey(arg string) ast.Ref {
 }
 
 // A bounded cache keeps every rule value, at most its limit of function
-// results in a frame (the oldest are dropped together, never a wrong one
-// returned), and a frame's entries are gone with it.
+// results in a frame (in two generations of half the limit: the older is
+// dropped together, never a wrong result returned; one read again moves to
+// the newer), and a frame's entries are gone with it.
 func TestBoundedCache(t *testing.T) {
 	rule := ast.MustParseRef("data.lib.x")
-	c := newBoundedCache(3)
+	c := newBoundedCache(4)
 	c.Put(rule, ast.StringTerm("rule"))
-	for _, a := range []string{"a", "b", "c"} {
+	for _, a := range []string{"a", "b", "c", "d"} {
 		c.Put(callKey(a), ast.StringTerm("f("+a+")"))
 	}
-	for _, a := range []string{"a", "b", "c"} {
+	for _, a := range []string{"c", "d", "a"} {
 		if v, _ := c.Get(callKey(a)); v == nil || v.Value.Compare(ast.String("f("+a+")")) != 0 {
-			t.Errorf("f(%s) = %v, want it kept (3 results, the limit)", a, v)
+			t.Errorf("f(%s) = %v, want it kept (4 results, the limit)", a, v)
 		}
 	}
+	// Reading f(a) again put it in the newer generation, which was full:
+	// f(a) and f(b)'s generation went, f(c) and f(d)'s became the older.
+	// Two more results, and f(b) and f(c) are gone; f(a), read since, and
+	// f(d), put again, are kept.
+	c.Put(callKey("d2"), ast.StringTerm("f(d2)"))
 	c.Put(callKey("d"), ast.StringTerm("f(d)"))
-	if v, _ := c.Get(callKey("a")); v != nil {
-		t.Errorf("f(a) = %v after a 4th result, want it dropped", v)
+	for _, a := range []string{"b", "c"} {
+		if v, _ := c.Get(callKey(a)); v != nil {
+			t.Errorf("f(%s) = %v after more results than the limit, want it dropped", a, v)
+		}
 	}
-	if v, _ := c.Get(callKey("d")); v == nil {
-		t.Error("f(d) dropped, want it kept")
+	for _, a := range []string{"a", "d"} {
+		if v, _ := c.Get(callKey(a)); v == nil {
+			t.Errorf("f(%s) dropped, want it kept (read or put since)", a)
+		}
 	}
 	c.Put(callKey("e"), nil) // undefined
 	if v, undefined := c.Get(callKey("e")); v != nil || !undefined {

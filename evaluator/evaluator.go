@@ -134,7 +134,6 @@ type Evaluator struct {
 	compiler *ast.Compiler
 	store    storage.Store
 	strict   bool
-	parallel int // Parallelism's setting: 0 is one worker per CPU
 	query    rego.PreparedEvalQuery
 	rules    []Rule
 
@@ -168,8 +167,7 @@ func Modules() (map[string]*ast.Module, error) {
 type Option func(*options)
 
 type options struct {
-	strict  bool
-	workers int
+	strict bool
 }
 
 // StrictBuiltinErrors makes a built-in function error (a type error in the
@@ -238,7 +236,7 @@ func New(ctx context.Context, s Settings, opts ...Option) (*Evaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preparing policy query %s: %w", Query, err)
 	}
-	e := &Evaluator{compiler: c.compiler, store: store, strict: o.strict, parallel: o.workers, query: pq, rules: c.rules}
+	e := &Evaluator{compiler: c.compiler, store: store, strict: o.strict, query: pq, rules: c.rules}
 	newer := false
 	if e.kargo, newer, err = e.kargoVersion(ctx); err != nil {
 		return nil, err
@@ -525,6 +523,16 @@ func input(objs []Object) (ast.Value, error) {
 	return ast.NewArray(terms...), nil
 }
 
+// eval evaluates the prepared query pq over objs, in one query, as conftest
+// and Gatekeeper do.
+func (e *Evaluator) eval(ctx context.Context, pq rego.PreparedEvalQuery, objs []Object) (rego.ResultSet, error) {
+	in, err := input(objs)
+	if err != nil {
+		return nil, err
+	}
+	return pq.Eval(ctx, rego.EvalParsedInput(in), evalCache())
+}
+
 // inputTerms is input's entries, one term per object.
 func inputTerms(objs []Object) ([]*ast.Term, error) {
 	terms := make([]*ast.Term, 0, len(objs))
@@ -561,7 +569,7 @@ func inputTerms(objs []Object) ([]*ast.Term, error) {
 // Evaluate runs every rule over objs and returns the findings, sorted by
 // severity, rule and resources. Load errors are the caller's to add.
 func (e *Evaluator) Evaluate(ctx context.Context, objs []Object) (*Report, error) {
-	rs, err := e.eval(ctx, e.query, Query, objs)
+	rs, err := e.eval(ctx, e.query, objs)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
@@ -586,7 +594,7 @@ func (e *Evaluator) Analyze(ctx context.Context, objs []Object, opts ...ModelOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := e.eval(ctx, pq, q, objs)
+	rs, err := e.eval(ctx, pq, objs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluating policies: %w", err)
 	}

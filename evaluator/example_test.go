@@ -22,18 +22,23 @@ apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: dev, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:dev"}}
 spec:
+  project: default
+  destination: {server: https://kubernetes.default.svc}
   source: {repoURL: https://git.example/acme/deploy.git, targetRevision: main}
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: qa, namespace: argocd, annotations: {kargo.akuity.io/authorized-stage: "acme:qa"}}
 spec:
+  project: default
+  destination: {server: https://kubernetes.default.svc}
   source: {repoURL: https://git.example/acme/deploy.git, targetRevision: main}
 ---
 apiVersion: kargo.akuity.io/v1alpha1
 kind: Stage
 metadata: {name: dev, namespace: acme}
 spec:
+  requestedFreight: [{origin: {kind: Warehouse, name: app}, sources: {direct: true}}]
   promotionTemplate:
     spec:
       steps:
@@ -48,6 +53,7 @@ apiVersion: kargo.akuity.io/v1alpha1
 kind: Stage
 metadata: {name: qa, namespace: acme}
 spec:
+  requestedFreight: [{origin: {kind: Warehouse, name: app}, sources: {direct: true}}]
   promotionTemplate:
     spec:
       steps:
@@ -73,10 +79,10 @@ spec:
 	}
 	// Output:
 	// error shared-branch-contradiction git.example/acme/deploy @ main
-	//   Stage acme/dev at estate.yaml:13
-	//   Stage acme/qa at estate.yaml:27
+	//   Stage acme/dev at estate.yaml:17
+	//   Stage acme/qa at estate.yaml:32
 	//   Application argocd/dev at estate.yaml:1
-	//   Application argocd/qa at estate.yaml:7
+	//   Application argocd/qa at estate.yaml:9
 }
 
 // A program with objects already in memory (decoded JSON, or the Object of an

@@ -10,7 +10,7 @@ ifeq ($(.DEFAULT_GOAL),)
 .DEFAULT_GOAL := all
 endif
 
-.PHONY: docs check-docs step-schemas
+.PHONY: docs check-docs schemas
 
 docs: ## regenerate docs/rules/, README.md's generated regions (rules' METADATA), docs/reference/ and docs/man/ (command tree)
 	go run ./hack/gendocs
@@ -18,5 +18,5 @@ docs: ## regenerate docs/rules/, README.md's generated regions (rules' METADATA)
 check-docs: ## fail when docs/rules/, the generated regions, docs/reference/ or docs/man/ drift from what make docs writes
 	go run ./hack/gendocs -check
 
-step-schemas: ## regenerate policies/lib/flipflop/step_schemas.rego from Kargo's step config schemas (the release internal/upstream pins); internal/stepschema's test fails when it drifts
-	go run ./hack/genstepschemas
+schemas: ## regenerate policies/lib/flipflop/schemas.rego from Kargo's and Argo CD's CRDs and Kargo's step config schemas (the releases internal/upstream pins, and Kargo's older releases at their tags); internal/schemagen's test fails when it drifts
+	go run ./hack/genschemas

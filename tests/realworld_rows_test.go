@@ -124,15 +124,31 @@ func moreRealWorldRows() []row {
 		{name: "laprus at-e1184a4", paths: []string{"laprus__devops-config/at-e1184a4"},
 			errors: []string{"unmatched-update-source"}},
 		// git-clone's checkout is a map where Kargo's schema wants a list: every
-		// promotion fails at step 1 (invalid-object). The README lists that
-		// only; the later steps (kustomize-set-image images[] without image,
+		// promotion fails at step 1. The README lists it as invalid-object; the
+		// step schemas are invalid-step-config's since issue 43, at any depth.
+		// The later steps (kustomize-set-image images[] without image,
 		// git-commit and git-push without path) fail too once it is fixed, so
-		// their invalid-step-config warnings are true.
+		// their invalid-step-config warnings are true. The Stage CRD requires
+		// requestedFreight[].sources, which these Stages leave out: the API
+		// server rejects them (invalid-object, true; the README predates the
+		// CRD validation).
 		{name: "rajaramiotfal", paths: []string{"rajaramiotfal__multi-cluster-gitops-structure"},
-			warnings: []string{"invalid-object"}, extra: []string{"invalid-step-config"},
+			warnings: []string{"invalid-step-config"}, extra: []string{"invalid-object"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				wantStages(t, r, "invalid-object", each("demoapp", "dev", "prod", "qa")...)
-				wantMessage(t, r, "invalid-object", "steps[0].config.checkout is a object, want array")
+				wantMessage(t, r, "invalid-object", "spec.requestedFreight[0].sources is missing")
+				clones := 0
+				for _, f := range findingsOf(r, "invalid-step-config") {
+					if f.Details["uses"] == "git-clone" {
+						clones++
+						if !strings.Contains(f.Message, "git-clone schema: checkout is an object, want array") {
+							t.Errorf("git-clone: %s", f.Message)
+						}
+					}
+				}
+				if clones != 3 {
+					t.Errorf("%d git-clone invalid-step-config findings, want 3 (dev, prod, qa)", clones)
+				}
 			}},
 		{name: "AyanWarsame", paths: []string{"AyanWarsame__ShopCloud"}, warnings: []string{"shared-write-branch"},
 			// envs/*/kustomization.yaml point at ../base, which does not exist:
@@ -242,12 +258,10 @@ func moreRealWorldRows() []row {
 			errors:    []string{"shared-branch-contradiction"}, warnings: []string{"shared-write-branch"}, check: davittorch},
 		// All five Stages fail every promotion, errors since the version is
 		// named: argocd-update's desiredCommitFromStep (gone in v1.3) and
-		// git-commit's messageFromSteps (gone in v1.5). The README's other
-		// invalid-step-config errors (kustomize-set-image images[] with
-		// neither tag nor digest ×5) wait for issue 43's branch: the images[]
-		// oneOf is its schema work.
+		// git-commit's messageFromSteps (gone in v1.5), and kustomize-set-image
+		// images[] with neither tag nor digest (the images[] oneOf, v1.4 on).
 		{name: "nitin4613 v1.9.0", paths: []string{"nitin4613__se-demo-akuity"}, kargo: "v1.9.0",
-			errors:   append(times("unsupported-field", 5), times("invalid-step-config", 5)...),
+			errors:   append(times("unsupported-field", 5), times("invalid-step-config", 10)...),
 			warnings: []string{"shared-write-branch"}, absent: []string{"shared-branch-contradiction"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				nitin := each("guestbook", "dev", "prod-eu", "prod-us-east", "prod-us-west", "staging")
@@ -262,6 +276,16 @@ func moreRealWorldRows() []row {
 				slices.SortFunc(commits, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 				if !slices.EqualFunc(commits, nitin, slices.Equal) {
 					t.Errorf("git-commit messageFromSteps reported on %v, want %v", commits, nitin)
+				}
+				var images [][]string
+				for _, f := range findingsOf(r, "invalid-step-config") {
+					if f.Details["uses"] == "kustomize-set-image" && strings.Contains(f.Message, "images[0]") {
+						images = append(images, stageKeys(f))
+					}
+				}
+				slices.SortFunc(images, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+				if !slices.EqualFunc(images, nitin, slices.Equal) {
+					t.Errorf("kustomize-set-image images[] without tag or digest reported on %v, want %v", images, nitin)
 				}
 			}},
 		// Without a version the same failures rest on the assumed newest: warnings that say so.
@@ -278,8 +302,13 @@ func moreRealWorldRows() []row {
 		// dev fails at git-commit (messageFromSteps, gone in v1.5), staging
 		// and prod are written with promotionMechanisms, which v1.x drops: no
 		// Stage can promote, and none pushes. Errors, since the version is named.
+		// The Stage CRD requires requestedFreight (staging, prod: read as v1.6
+		// reads them, they have none) and its entries' sources (dev): the
+		// API server rejects all three (invalid-object, true; the README
+		// predates the CRD validation).
 		{name: "alkon v1.6.0", paths: []string{"alkon__final-project-devops-repo"}, kargo: "v1.6.0",
 			errors: append(times("unsupported-field", 2), "invalid-step-config"), absent: []string{"shared-write-branch"},
+			extra: []string{"invalid-object"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				wantStages(t, r, "unsupported-field", each("flask-app", "prod", "staging")...)
 				wantStages(t, r, "invalid-step-config", []string{"flask-app-ns/dev"})
@@ -287,7 +316,7 @@ func moreRealWorldRows() []row {
 		// Without a version the two promotionMechanisms Stages are read as
 		// Kargo v0.8 reads them, and push one branch: the finding says so.
 		{name: "alkon", paths: []string{"alkon__final-project-devops-repo"},
-			warnings: []string{"invalid-step-config", "shared-write-branch"},
+			warnings: []string{"invalid-step-config", "shared-write-branch"}, extra: []string{"invalid-object"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
 				wantStages(t, r, "shared-write-branch", all("flask-app", "prod", "staging"))
 				wantMessage(t, r, "shared-write-branch", "are written with spec.promotionMechanisms, so flipflop read them as Kargo v0.8 does, not as Kargo v1.")

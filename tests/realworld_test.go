@@ -253,16 +253,17 @@ func realWorldRows() []row {
 					t.Errorf("unknown-application %+v", ua)
 				}
 			}},
-		// Its git-commit steps use messageFromSteps, which Kargo v1.5 removed:
-		// on the newest Kargo they fail every promotion (invalid-step-config),
-		// which the README's verdicts predate.
+		// Its kustomize-set-image steps give images[] neither tag nor digest
+		// (v1.4 on) and its git-commit steps use messageFromSteps, which Kargo
+		// v1.5 removed: on the newest Kargo they fail every promotion
+		// (invalid-step-config), which the README's verdicts predate.
 		// The missing authorizations come second: the promotion fails first at
 		// git-commit, and the finding says so (issue 40 item 4).
 		{name: "c-yco HEAD", paths: []string{"c-yco__argo-kargo-multicluster-lab/argocd", "c-yco__argo-kargo-multicluster-lab/kargo"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
 			warnings: []string{"invalid-step-config"},
 			check: func(t *testing.T, r *evaluator.Report, _ []evaluator.Object) {
-				wantMessage(t, r, "missing-authorized-stage", "the promotion does not get that far: it fails first at step \"step-2\" (git-commit), on its config (invalid-step-config). Once that is fixed, it fails here with \"Argo CD Application")
+				wantMessage(t, r, "missing-authorized-stage", "the promotion does not get that far: it fails first at step \"step-1\" (kustomize-set-image), on its config (invalid-step-config); after it, step \"step-2\" (git-commit) fails on its config too (invalid-step-config). Once those are fixed, it fails here with \"Argo CD Application")
 			}},
 		{name: "c-yco at-fd8e23e", paths: []string{"c-yco__argo-kargo-multicluster-lab/at-fd8e23e"},
 			errors:   []string{"missing-authorized-stage", "missing-authorized-stage", "missing-authorized-stage"},
@@ -314,7 +315,7 @@ func realWorldRows() []row {
 			}},
 		{name: "akuity templated-teams", paths: []string{"akuity__sedemo-platform/templated-teams", "akuity__sedemo-platform/kargo-shared"},
 			// The values the project-templates ApplicationSet gives the chart.
-			helm: render.HelmOptions{Set: []string{"team.role=sre", "repoUrl=https://github.com/akuity/sedemo-monorepo"}},
+			helm: render.HelmOptions{Set: []string{"team.role=sre", "repoUrl=https://github.com/akuity/sedemo-monorepo", "chartUrl=https://github.com/akuity/sedemo-platform"}},
 			check: func(t *testing.T, r *evaluator.Report, objs []evaluator.Object) {
 				if n := countKind(objs, "Stage"); n == 0 {
 					t.Error("the chart's Stages were not rendered")

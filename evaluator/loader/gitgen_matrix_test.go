@@ -38,6 +38,8 @@ spec:
       name: '{{.name}}-{{.path.basename}}'
       annotations: {kargo.akuity.io/authorized-stage: 'acme:{{.name}}'}
     spec:
+      project: default
+      destination: {server: https://kubernetes.default.svc, namespace: '{{.name}}'}
       source: {repoURL: https://github.com/acme/deploy.git, targetRevision: '{{.branch}}', path: '{{.path.path}}'}
 ---
 ` + stagePinning("dev", "dev-web") + "---\n" + stagePinning("qa", "qa-web")
@@ -47,6 +49,7 @@ func stagePinning(stage, app string) string {
 kind: Stage
 metadata: {name: STAGE, namespace: acme}
 spec:
+  requestedFreight: [{origin: {kind: Warehouse, name: acme}, sources: {direct: true}}]
   promotionTemplate:
     spec:
       steps:

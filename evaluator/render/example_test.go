@@ -60,7 +60,7 @@ func Example() {
 	// Application argocd/dev at testdata/estate/apps/templates/applications.yaml:3 (helm chart testdata/estate/apps)
 	// Application argocd/qa at testdata/estate/apps/templates/applications.yaml:3 (helm chart testdata/estate/apps)
 	// Stage acme/dev at testdata/estate/stages/stages.yaml:2 (kustomize testdata/estate/stages)
-	// Stage acme/qa at testdata/estate/stages/stages.yaml:28 (kustomize testdata/estate/stages)
+	// Stage acme/qa at testdata/estate/stages/stages.yaml:29 (kustomize testdata/estate/stages)
 	// error shared-branch-contradiction github.com/acme/deploy @ main [acme/dev acme/qa]
 	// warning shared-write-branch github.com/acme/deploy @ main [acme/dev acme/qa]
 }

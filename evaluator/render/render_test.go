@@ -348,7 +348,7 @@ func TestKustomizeSeedOverlay(t *testing.T) {
 	if len(stages) != 2 {
 		t.Fatalf("stages %+v", stages)
 	}
-	lines := map[string]int{"dev": 18, "qa": 55}
+	lines := map[string]int{"dev": 18, "qa": 56}
 	for _, s := range stages {
 		if s.Path != seed+"/seed-kustomize/base/kargo.yaml" || s.Line != lines[s.Name] || s.RenderedBy != "kustomize "+dir {
 			t.Errorf("stage %s at %s:%d by %q", s.Name, s.Path, s.Line, s.RenderedBy)

@@ -183,7 +183,7 @@ spec:
       - uses: kustomize-set-image
         config:
           path: ./repo/env/%s
-          images: [{image: ghcr.io/acme/app}]
+          images: [{image: ghcr.io/acme/app, tag: "${{ imageFrom(\"ghcr.io/acme/app\").Tag }}"}]
       - uses: git-commit
         as: commit
         config: {path: ./repo, message: promote}
@@ -315,6 +315,9 @@ metadata:
   name: %s
   namespace: %s
 spec:
+  requestedFreight:
+  - origin: {kind: Warehouse, name: app}
+    sources: {direct: true}
   promotionTemplate:
     spec:
       steps:

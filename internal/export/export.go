@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/flipflop-dev/flipflop/internal/safefile"
 	"github.com/flipflop-dev/flipflop/policies"
 )
@@ -112,4 +114,84 @@ func withHeader(b []byte) []byte {
 	buf.WriteString(header)
 	buf.Write(b)
 	return buf.Bytes()
+}
+
+// reached returns the paths, in their order, whose modules the roots (paths
+// among them, and the module texts extra) refer to, directly or through the
+// modules they reach: by import or by any reference to data, a dynamic one
+// (data.lib.flipflop.rules[name]) reaching every package below its ground
+// part. A host that must carry few bytes (Gatekeeper) gets only these.
+func reached(paths []string, srcs map[string]string, roots []string, extra ...string) ([]string, error) {
+	type module struct {
+		pkg  string
+		refs []string
+	}
+	parse := func(name, src string) (module, error) {
+		m, err := ast.ParseModuleWithOpts(name, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return module{}, fmt.Errorf("%s: %w", name, err)
+		}
+		var refs []string
+		add := func(r ast.Ref) {
+			if len(r) > 0 && r[0].Equal(ast.DefaultRootDocument) {
+				refs = append(refs, r.GroundPrefix().String())
+			}
+		}
+		for _, imp := range m.Imports {
+			if r, ok := imp.Path.Value.(ast.Ref); ok {
+				add(r)
+			}
+		}
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			add(r)
+			return false
+		})
+		return module{pkg: m.Package.Path.String(), refs: refs}, nil
+	}
+	mods := map[string]module{}
+	for _, p := range paths {
+		m, err := parse(p, srcs[p])
+		if err != nil {
+			return nil, err
+		}
+		mods[p] = m
+	}
+	// related: one of the two dotted paths is the other or below it.
+	related := func(a, b string) bool {
+		return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[") || strings.HasPrefix(b, a+".")
+	}
+	keep := map[string]bool{}
+	var queue []string
+	reach := func(refs []string) {
+		for _, r := range refs {
+			for _, p := range paths {
+				if !keep[p] && related(r, mods[p].pkg) {
+					keep[p] = true
+					queue = append(queue, p)
+				}
+			}
+		}
+	}
+	for _, p := range roots {
+		if _, ok := mods[p]; !ok {
+			return nil, fmt.Errorf("%s: no such policy module", p)
+		}
+		if !keep[p] {
+			keep[p] = true
+			queue = append(queue, p)
+		}
+	}
+	for i, src := range extra {
+		m, err := parse(fmt.Sprintf("extra%d.rego", i), src)
+		if err != nil {
+			return nil, err
+		}
+		reach(m.refs)
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		reach(mods[p].refs)
+	}
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !keep[p] }), nil
 }

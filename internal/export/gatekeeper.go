@@ -117,21 +117,6 @@ func Template(admission []evaluator.Rule) ([]byte, error) {
 		imports = append(imports, fmt.Sprintf("import data.%s as %s", a.Package, alias))
 		reports = append(reports, alias+".report")
 	}
-	paths, srcs, err := regoSources(files...)
-	if err != nil {
-		return nil, err
-	}
-	// Comments are most of the policies' text, and the template must fit
-	// kubectl's client-side apply, which copies the object into an
-	// annotation (at most 256 KiB): the libs go without them (minify).
-	libs := make([]string, 0, len(paths))
-	for _, p := range paths {
-		lib, err := minify(p, srcs[p])
-		if err != nil {
-			return nil, err
-		}
-		libs = append(libs, lib)
-	}
 	// The rules are imported statically: Gatekeeper relocates libs and
 	// rewrites static references only.
 	entry := fmt.Sprintf(`package flipflop.admission
@@ -161,6 +146,32 @@ baseline := b if {
 	b := estate with input as gatekeeper.baseline_docs with data.lib.flipflop.config.settings as gatekeeper.settings
 }
 `, strings.Join(imports, "\n"), strings.Join(reports, " | "))
+	paths, srcs, err := regoSources(files...)
+	if err != nil {
+		return nil, err
+	}
+	// Only the modules the adapter and the rules reach go in: the template
+	// must fit kubectl's client-side apply, which copies the object into an
+	// annotation (at most 256 KiB). Comments, most of the policies' text, go
+	// too (minify).
+	var roots []string
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "lib/") {
+			roots = append(roots, p)
+		}
+	}
+	paths, err = reached(paths, srcs, roots, entry)
+	if err != nil {
+		return nil, err
+	}
+	libs := make([]string, 0, len(paths))
+	for _, p := range paths {
+		lib, err := minify(p, srcs[p])
+		if err != nil {
+			return nil, err
+		}
+		libs = append(libs, lib)
+	}
 	sync, err := requiresSyncData()
 	if err != nil {
 		return nil, err

@@ -332,6 +332,13 @@ func (e *Env) SetStatus(ctx context.Context, apiVersion, kind, namespace, name s
 // storing them: schema, required fields and unknown fields (strict field
 // validation). Namespaces are created as needed.
 func (e *Env) DryRunCreate(ctx context.Context, u *unstructured.Unstructured) error {
+	return e.DryRunCreateWith(ctx, u, metav1.FieldValidationStrict)
+}
+
+// DryRunCreateWith is DryRunCreate with the field validation given: Strict
+// (an unknown field fails), Warn or Ignore (the API server prunes unknown
+// fields, as the CRD's structural schema says, and judges the rest).
+func (e *Env) DryRunCreateWith(ctx context.Context, u *unstructured.Unstructured, fieldValidation string) error {
 	if ns := u.GetNamespace(); ns != "" {
 		if err := e.ensureNamespace(ctx, ns); err != nil {
 			return err
@@ -341,7 +348,7 @@ func (e *Env) DryRunCreate(ctx context.Context, u *unstructured.Unstructured) er
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
 	}
-	_, err = rc.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	_, err = rc.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: fieldValidation})
 	return err
 }
 

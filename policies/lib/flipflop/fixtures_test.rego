@@ -17,7 +17,7 @@ app_with(name, source, sync) := {
 		"namespace": "argocd",
 		"annotations": {"kargo.akuity.io/authorized-stage": sprintf("acme:%s", [name])},
 	},
-	"spec": {"source": source, "syncPolicy": sync},
+	"spec": {"project": "default", "destination": {"server": "https://kubernetes.default.svc"}, "source": source, "syncPolicy": sync},
 }
 
 # stage writes branch of repo and runs argocd-update with the given app entries.
@@ -32,8 +32,11 @@ stage_steps(name, steps) := {
 	"apiVersion": "kargo.akuity.io/v1alpha1",
 	"kind": "Stage",
 	"metadata": {"name": name, "namespace": "acme"},
-	"spec": {"promotionTemplate": {"spec": {"steps": steps}}},
+	"spec": {"requestedFreight": freight, "promotionTemplate": {"spec": {"steps": steps}}},
 }
+
+# freight is what the fixtures' Stages request: Freight a Warehouse makes.
+freight := [{"origin": {"kind": "Warehouse", "name": "images"}, "sources": {"direct": true}}]
 
 # pin is an argocd-update app entry pinning repo to the pushed commit.
 pin(app_name) := {"name": app_name, "sources": [{"repoURL": repo, "desiredRevision": "${{ outputs.push.commit }}"}]}

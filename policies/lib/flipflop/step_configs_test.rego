@@ -13,7 +13,7 @@ push := {"uses": "git-push", "as": "push", "config": {"path": "./out"}}
 clone := {"uses": "git-clone", "config": {"repoURL": f.repo, "checkout": [{"branch": "main", "path": "./out"}]}}
 
 test_valid_steps_have_no_problems if {
-	rows == [] with input as steps_estate([clone, push, {"uses": "git-commit", "config": {"path": "./out", "message": "m", "author": {"name": "a", "email": "e"}}}])
+	rows == [] with input as steps_estate([clone, push, {"uses": "git-commit", "config": {"path": "./out", "message": "m", "author": {"name": "a", "email": "a@example.com"}}}])
 }
 
 test_missing_and_unknown_keys if {

@@ -8,99 +8,134 @@ fields(estate) := {fi.details.field: [fi.details.want, fi.details.got] |
 	some fi in rule.report with input as f.estate(estate)
 }
 
+app(spec) := {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "a", "namespace": "argocd"}, "spec": spec}
+
+spec := {"project": "default", "destination": {}}
+
 test_wrong_types_are_named if {
 	got := fields([
-		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "a", "namespace": "argocd"}, "spec": {"source": 42}},
+		app(object.union(spec, {"source": 42})),
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "b", "namespace": "argocd"}},
 		f.stage_steps("dev", [
 			{"uses": "argocd-update", "config": {"apps": "x"}},
 			"not-a-step",
-			{"uses": "argocd-update", "config": {"apps": [{"name": 7, "sources": [{"repoURL": "r", "desiredRevision": ["a"]}]}]}},
 		]),
 	])
 	got["spec.source"] == ["object", "number"]
-	got.spec == ["object", "missing"]
-	got["spec.promotionTemplate.spec.steps[0].config.apps"] == ["array", "string"]
+	got.spec == ["present", "missing"]
 	got["spec.promotionTemplate.spec.steps[1]"] == ["object", "string"]
-	got["spec.promotionTemplate.spec.steps[2].config.apps[0].name"] == ["string", "number"]
-	got["spec.promotionTemplate.spec.steps[2].config.apps[0].sources[0].desiredRevision"] == ["string", "array"]
+
+	# a step's config is Kargo's to check (invalid-step-config)
+	not got["spec.promotionTemplate.spec.steps[0].config.apps"]
 }
 
-test_null_steps if {
-	got := fields([{"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage", "metadata": {"name": "s", "namespace": "p"}, "spec": {"promotionTemplate": {"spec": {"steps": 5}}}}])
-	got["spec.promotionTemplate.spec.steps"] == ["array", "number"]
+# A finding names the field, its JSON pointer, what the CRD wants and the
+# release the CRD is read from.
+test_message if {
+	some fi in rule.report with input as f.estate([app(object.union(spec, {"source": {"repoURL": "r", "targetRevision": 1.0}}))])
+	fi.message == concat("", [
+		"Application argocd/a: spec.source.targetRevision is a number, want string ",
+		"(Argo CD v3.5.1's Application CRD, at /spec/source/targetRevision); ",
+		"flipflop reads around it, so what it should say is not checked.",
+	])
+	fi.details.pointer == "/spec/source/targetRevision"
+	fi.details.version == "Argo CD v3.5.1"
+	fi.key == "Application/argocd/a|spec.source.targetRevision"
 }
 
 test_well_formed_estate_is_clean if {
 	count(rule.report) == 0 with input as f.estate([f.app("dev", "main"), f.stage("dev", "main", [f.pin("dev")])])
 }
 
-test_read_fields_of_every_kind if {
+# A field that is not required may be null (the API server drops it); an
+# element of a list may not.
+test_null if {
+	got := fields([app(object.union(spec, {"source": null, "sources": [null]}))])
+	got == {"spec.sources[0]": ["object", "null"]}
+}
+
+test_fields_of_every_kind_at_any_depth if {
 	got := fields([
-		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": 7, "namespace": "argocd", "labels": {"a": 1}}, "spec": {
-			"source": {"repoURL": 5, "targetRevision": 1.0},
-			"sources": [5, null],
+		{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": 7, "namespace": "argocd", "labels": {"a": 1}}, "spec": object.union(spec, {
+			"source": {"repoURL": 5, "targetRevision": 1.0, "helm": {"valueFiles": "v.yaml"}},
+			"sources": [5],
 			"syncPolicy": {"automated": {"enabled": "yes"}},
-		}},
+		})},
 		{"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "metadata": {"name": "s", "namespace": "argocd"}, "spec": {
 			"goTemplate": "true",
-			"generators": [{"list": {"elements": [5]}}, {"merge": {"mergeKeys": [1]}}],
+			"template": {"metadata": {}, "spec": spec},
+			"generators": [{"list": {"elements": [5]}}, {"merge": {"mergeKeys": [1], "generators": []}}],
 		}},
 	])
 	got["metadata.name"] == ["string", "number"]
 	got["metadata.labels.a"] == ["string", "number"]
 	got["spec.source.repoURL"] == ["string", "number"]
 	got["spec.source.targetRevision"] == ["string", "number"]
+	got["spec.source.helm.valueFiles"] == ["array", "string"]
 	got["spec.sources[0]"] == ["object", "number"]
-	got["spec.sources[1]"] == ["object", "null"]
 	got["spec.syncPolicy.automated.enabled"] == ["boolean", "string"]
 	got["spec.goTemplate"] == ["boolean", "string"]
-	got["spec.generators[0].list.elements[0]"] == ["object", "number"]
 	got["spec.generators[1].merge.mergeKeys[0]"] == ["string", "number"]
+
+	# a list generator's element is any JSON value to the CRD (Argo CD reads it
+	# when it generates; flipflop reads around one that is no object)
+	not got["spec.generators[0].list.elements[0]"]
 }
 
-# Kargo evaluates expressions in a step's config and a var's value before the
-# step runs: an expression stands for any type there.
-test_expressions_stand_for_any_type_in_configs if {
-	got := fields([f.stage_steps("dev", [
-		{"uses": "git-push", "config": {"path": "./repo", "generateTargetBranch": "${{ vars.generate }}"}},
-		{"uses": "git-push", "config": {"path": "./repo", "generateTargetBranch": "yes"}},
-	])])
-	not got["spec.promotionTemplate.spec.steps[0].config.generateTargetBranch"]
-	got["spec.promotionTemplate.spec.steps[1].config.generateTargetBranch"] == ["boolean", "string"]
-}
-
-# A map (labels) is not walked like an array, nor an array like a map.
-test_wildcards_follow_the_container_type if {
-	got := fields([{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "a", "namespace": "argocd", "labels": ["x"]}, "spec": {"sources": {"a": 1}}}])
+# A map (labels) is not read like an array, nor an array like a map; a key
+# with dots in it is named as it is.
+test_containers_and_dotted_keys if {
+	got := fields([{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": {"name": "a", "namespace": "argocd", "labels": ["x"], "annotations": {"kargo.akuity.io/authorized-stage": 1}},
+		"spec": object.union(spec, {"sources": {"a": 1}}),
+	}])
 	got["metadata.labels"] == ["object", "array"]
+	got["metadata.annotations.kargo.akuity.io/authorized-stage"] == ["string", "number"]
 	got["spec.sources"] == ["array", "object"]
-	count(got) == 2
+	count(got) == 3
 }
 
-# Every table entry is walked: the trie holds as many checks as the tables.
-test_every_entry_is_walked if {
-	every kind, entries in rule.fields {
-		trie_size(rule.compiled[kind]) == count(entries) + count(object.get(rule.legacy_fields, kind, []))
-	}
-	every uses, entries in rule.config_fields {
-		trie_size(rule.compiled_config[uses]) == count(entries) + count(object.get(rule.legacy_config_fields, uses, []))
-	}
+# Enum and pattern: a task step's kind, a var's name. Every host reports the
+# same, whether its OPA honours patterns or not (the policies test them).
+test_enum_and_pattern if {
+	stage := f.full_stage("dev", {
+		"requestedFreight": f.freight,
+		"vars": [{"name": "1st", "value": "x"}],
+		"promotionTemplate": {"spec": {"steps": [{"task": {"name": "t", "kind": "Task"}}]}},
+	})
+	got := [[x.details.field, x.details.problem, x.details.want] | some x in rule.report] with input as f.estate([stage])
+	got == [
+		["spec.promotionTemplate.spec.steps[0].task.kind", "enum", `spec.promotionTemplate.spec.steps[0].task.kind must be one of the following: "PromotionTask", "ClusterPromotionTask", null`],
+		["spec.vars[0].name", "pattern", `^[a-zA-Z_]\w*$`],
+	]
 }
-
-trie_size(t) := sum([count(children) | some [_, children] in t.flat]) + sum([n |
-	some d in ["d1", "d2", "d3"]
-	some g in t[d]
-	n := (count(g[count(g) - 1]) + count(g[count(g) - 2])) + to_number(g[count(g) - 3] != "")
-])
 
 test_nested_generators if {
-	nested := [{"list": {"elements": [5]}}, {"merge": {"mergeKeys": [true]}}]
+	nested := [{"list": {"elements": [], "template": 5}}, {"merge": {"mergeKeys": [true], "generators": []}}]
 	got := fields([{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
 		"metadata": {"name": "s", "namespace": "argocd"},
-		"spec": {"generators": [{"matrix": {"generators": nested}}]},
+		"spec": {"template": {"metadata": {}, "spec": spec}, "generators": [{"matrix": {"generators": nested}}]},
 	}])
-	got["spec.generators[0].matrix.generators[0].list.elements[0]"] == ["object", "number"]
-	got["spec.generators[0].matrix.generators[1].merge.mergeKeys[0]"] == ["string", "boolean"]
+	got["spec.generators[0].matrix.generators[0].list.template"] == ["object", "number"]
+
+	# a generator nested in a matrix or merge is any JSON value below its
+	# kind to the CRD (Argo CD reads it when it generates)
+	not got["spec.generators[0].matrix.generators[1].merge.mergeKeys[0]"]
+}
+
+# A Stage written for Kargo v0.8 or earlier asks for its Freight through
+# subscriptions: read as legacy (no Kargo version named, or one before v1.0),
+# it lacks no requestedFreight; once the run names a later Kargo, it does.
+test_legacy_stage_lacks_no_requested_freight if {
+	stage := {
+		"apiVersion": "kargo.akuity.io/v1alpha1", "kind": "Stage",
+		"metadata": {"name": "dev", "namespace": "acme"},
+		"spec": {"subscriptions": {"warehouse": "w"}, "promotionMechanisms": {"gitRepoUpdates": []}},
+	}
+	fields([stage]) == {}
+	got := [x.details.field | some x in rule.report] with input as f.estate([stage])
+		with data.lib.flipflop.config.settings as {"kargo_version": "v1.0.0"}
+	got == ["spec.requestedFreight"]
 }

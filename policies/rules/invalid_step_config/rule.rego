@@ -1,9 +1,12 @@
 # METADATA
 # title: A promotion step whose config Kargo rejects
 # description: |
-#   A promotion step's config has a key Kargo's schema for that step does not
-#   allow (`messageFromSteps` on `git-commit`, removed in v1.5; a typo), or lacks
-#   one it requires (`git-push` without `path`), or a step holds an expression
+#   A promotion step's config does not meet Kargo's schema for that step: a key
+#   it does not allow (`messageFromSteps` on `git-commit`, removed in v1.5; a
+#   typo), one it requires missing (`git-push` without `path`), a value of the
+#   wrong type, or one its enum, pattern, bounds or `oneOf` reject
+#   (`kustomize-set-image` images without `tag` or `digest`), at any depth; or a
+#   step holds an expression
 #   Kargo's expression language cannot parse (`${{ outputs.push.commit` never
 #   closed, a quote or a bracket left open). Kargo checks a step's config
 #   against the step's JSON schema, and compiles its expressions, only when a
@@ -21,16 +24,18 @@
 #     (`x-kubernetes-preserve-unknown-fields`), so `kubectl apply` and Argo CD accept a
 #     Stage whatever its steps say. Kargo validates the config when a Promotion reaches the
 #     step, against the step's schema of the Kargo release that runs it, and fails the step
-#     on a key the schema does not allow (every object of most schemas has
-#     `additionalProperties: false`) or a required key that is missing. The Promotion fails,
+#     on any value the schema rejects: a key it does not allow (every object of most
+#     schemas has `additionalProperties: false`), a required key that is missing, a
+#     wrong type, an enum, pattern, bound or `oneOf`/`anyOf` it does not meet. The Promotion fails,
 #     the steps after it never run, and the Stage's health becomes Unknown: its
 #     `argocd-update` checks are never registered.
 #
-#     flipflop checks the keys against Kargo's own schemas (generated from each Kargo release
-#     it models, at the top level of each config and one level down); the types of the
-#     fields it reads are `invalid-object`'s. Each Kargo minor release from v0.9 on is judged by
-#     its own schemas, those of its newest patch release. Steps Kargo does not ship (a
-#     platform's custom steps) and releases before v0.9 are not judged.
+#     flipflop validates each config against Kargo's own schemas (generated from each Kargo
+#     release it models), every keyword at any depth. A value holding an expression is what
+#     Kargo evaluates first, so only a missing key or a key the schema does not allow is
+#     judged there. Each Kargo minor release from v0.9 on is judged by its own schemas, those
+#     of its newest patch release. Steps Kargo does not ship (a platform's custom steps) and
+#     releases before v0.9 are not judged.
 #
 #     Expressions (Kargo v1.1 and later; `${% ... %}` from v1.9) are read in every step's
 #     config values, `if:` condition and vars, and in the vars of every Stage and task, as
@@ -52,7 +57,8 @@
 #     warning that says so.
 #   remediation: |
 #     Write the step as the reference of the Kargo release you run documents it: add the
-#     required key, or rename or drop the one it does not have (git-commit's
+#     required key, give the value the type and form the schema wants, or rename or drop
+#     the one it does not have (git-commit's
 #     messageFromSteps, removed in v1.5, is written as a message expression since). Close
 #     the expression, the string or the bracket the finding names. Read the pull request's
 #     number from the output git-open-pr has in your release: `pr.id` from v1.5 on,
@@ -199,7 +205,13 @@ else := []
 
 text(p) := sprintf("%s is required", [p.field]) if p.problem == "missing"
 
-else := sprintf("%s is not a key it allows", [p.field])
+else := sprintf("%s is not a key it allows", [p.field]) if p.problem == "unknown"
+
+else := sprintf("%s is %s, want %s", [p.field, article(p.got), p.want]) if p.problem == "type"
+
+else := sprintf("%s does not match %s", [p.field, p.want]) if p.problem == "pattern"
+
+else := sprintf("%s: %s", [p.field, p.want])
 
 # schema_name names the schema a step is judged by: the version followed's,
 # or, when the run names another patch release, its minor release's as the
@@ -209,3 +221,8 @@ schema_name(uses) := schema_of(uses, config.kargo_text, step_configs.release)
 schema_of(uses, version, release) := sprintf("Kargo %s's %s schema", [version, uses]) if {
 	release == version
 } else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [version, uses, release])
+
+# article is a JSON type's name with its article (an object, a string).
+article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
+
+else := sprintf("a %s", [t])

@@ -114,7 +114,7 @@ test_pr_number_by_version if {
 
 	# Another step's output, or a literal, is not judged.
 	count(rule.report) == 0 with input as f.estate([pr_task("${{ task.outputs['other'].prNumber }}")])
-	count(rule.report) == 0 with input as f.estate([pr_task("42")])
+	count(rule.report) == 0 with input as f.estate([pr_task(42)])
 
 	some finding in rule.report with input as f.estate([pr_task("${{ outputs.open-pr.pr.id }}")]) with config.settings as {"kargo_version": "v1.4.2"}
 	contains(finding.message, "(it came in v1.5.0; read prNumber)")
@@ -137,8 +137,12 @@ test_severity_follows_certainty if {
 		endswith(x.message, assumed)
 	}
 
-	# v1.4 still has messageFromSteps: nothing to report.
-	count(rule.report) == 0 with input as e with config.settings as {"kargo_version": "v1.4.0"}
+	# v1.4 still has messageFromSteps, as the one of message and
+	# messageFromSteps its oneOf wants: nothing to report for it alone, and
+	# both at once fail there too.
+	alone := f.estate([f.stage_steps("dev", [{"uses": "git-commit", "as": "commit", "config": {"path": ".", "messageFromSteps": ["x"]}}])])
+	count(rule.report) == 0 with input as alone with config.settings as {"kargo_version": "v1.4.0"}
+	[x.severity | some x in rule.report] == ["error"] with input as e with config.settings as {"kargo_version": "v1.4.0"}
 }
 
 test_var_fix_names_the_var if {

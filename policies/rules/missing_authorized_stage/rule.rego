@@ -99,11 +99,36 @@ outcome(u, quoted) := sprintf("The promotion fails with %s.", [quoted]) if {
 	count(failing_first(u)) == 0
 } else := sprintf(
 	concat(" ", [
-		"On Kargo %s%s the promotion does not get that far: it fails first at %s, on its config (%s).",
-		"Once that is fixed, it fails here with %s.",
+		"On Kargo %s%s the promotion does not get that far: it fails first at %s, on its config (%s)%s.",
+		"Once %s fixed, it fails here with %s.",
 	]),
-	[config.kargo_text, assumed_text, concat(", ", [x.text | some x in failing_first(u)]), concat(", ", sort({x.rule | some x in failing_first(u)})), quoted],
-)
+	[config.kargo_text, assumed_text, first.text, first.rule, later_text(rest), fixed_text(rest), quoted],
+) if {
+	failing := failing_first(u)
+	first := failing[0]
+	rest := array.slice(failing, 1, count(failing))
+}
+
+# later_text names the steps that fail after the first, each on its config:
+# every one must be fixed before the authorization is checked.
+later_text([]) := ""
+
+later_text(rest) := sprintf("; after it, %s %s on %s config too (%s)", [
+	concat(", ", [x.text | some x in rest]),
+	plural(rest, "fails", "fail"),
+	plural(rest, "its", "their"),
+	concat(", ", sort({x.rule | some x in rest})),
+]) if {
+	count(rest) > 0
+}
+
+fixed_text([]) := "that is"
+
+fixed_text(rest) := "those are" if count(rest) > 0
+
+plural(xs, one, _) := one if count(xs) == 1
+
+plural(xs, _, many) := many if count(xs) > 1
 
 default assumed_text := " (assumed: name yours with --kargo-version)"
 

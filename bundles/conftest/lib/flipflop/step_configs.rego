@@ -2,86 +2,35 @@
 # title: Step configs
 # description: |
 #   Every promotion step as written (a Stage's own, a PromotionTask's or a
-#   ClusterPromotionTask's) checked against the keys Kargo's step config schema
-#   of the version followed allows and requires (lib.flipflop.step_schemas,
-#   generated from Kargo's module): Kargo validates a step's config only when a
-#   Promotion runs the step, and fails the step on a config its schema rejects.
-#   Types are invalid-object's; the keys are checked here, at the top level and
-#   one level down, by the table of the minor release followed (one patch
-#   release of each, v0.9 to the newest). Steps Kargo does not ship (custom
-#   steps of a platform) and versions before v0.9 are not judged.
+#   ClusterPromotionTask's) validated against Kargo's step config schema of the
+#   version followed (lib.flipflop.validation; one patch release of each minor
+#   release, v0.9 to the newest): Kargo validates a step's config only when a
+#   Promotion runs the step, and fails the step on a config its schema
+#   rejects. Steps Kargo does not ship (custom steps of a platform) and
+#   versions before v0.9 are not judged.
 package lib.flipflop.step_configs
 
 import data.lib.flipflop.config
 import data.lib.flipflop.expr_syntax
 import data.lib.flipflop.objects
+import data.lib.flipflop.schemas
 import data.lib.flipflop.stages
-import data.lib.flipflop.step_schemas
+import data.lib.flipflop.validation
 
 # minor is the minor release followed, as the table keys it ("1.10").
 minor := sprintf("%d.%d", array.slice(config.kargo, 0, 2))
 
-# applies: the table has the minor release followed.
-applies if step_schemas.releases[minor]
+# applies: there are schemas of the minor release followed.
+applies if schemas.releases[minor]
 
 # release names the release whose schemas judge the steps (v1.10.10).
-release := step_schemas.releases[minor].version
+release := schemas.releases[minor].version
 
-# tables holds each step's nodes with their keys as sets, and the patterns
-# that clear a config in few evaluations: the top level's keys, marshalled
-# (json.marshal sorts them), match top when the top level allows them all and
-# has every key it requires; each nested node's likewise (nested: its key,
-# whether it holds a list of objects, its pattern). Only a config that is not
-# cleared is read key by key (problems). A partial rule, read by key only: a
-# query builds the tables of the kinds of step its estate uses, not of all
-# thirty (about 2,300 evaluations saved on every query, a Gatekeeper review
-# or a conftest run as much as an evaluation of 10k objects).
-tables[uses] := {
-	"nodes": [{"path": n.path, "allowed": as_set(n.allowed), "required": {k | some k in n.required}} | some n in ns],
-	"top": top_pattern(ns),
-	"nested": [{"key": n.path[0], "list": count(n.path) == 2, "pattern": nested_pattern(n)} | some n in ns; count(n.path) > 0],
-} if {
-	some uses, raw in object.get(step_schemas.nodes, minor, {})
-	ns := [object.union(n, {"allowed": allowed(uses, n)}) | some n in raw]
-}
-
-as_set(null) := null
-
-as_set(keys) := {k | some k in keys} if keys != null
-
-# allowed is a node's allowed keys, sorted (null: any). An apps[] entry of
-# argocd-update may also hold the fields the model reports when the version
+# reported_elsewhere are the keys of an argocd-update apps[] entry ("app")
+# and of its sources[] entries ("source") the model reports when the version
 # lacks them (config.argocd_update_fields, unsupported-field), so that one
 # field gets one finding.
-allowed(_, {"allowed": null}) := null
-
-allowed(uses, n) := sort({k | some k in array.concat(n.allowed, reported_elsewhere(uses, n.path))}) if n.allowed != null
-
-reported_elsewhere(uses, path) := [f.field | some f in config.argocd_update_fields; f.where == "app"] if {
-	uses == "argocd-update"
-	path == ["apps", "[]"]
-} else := []
-
-top_pattern(ns) := concat("", ["^", keys_pattern(ns[0]), "$"]) if {
-	ns[0].path == []
-} else := "^"
-
-nested_pattern(n) := concat("", ["^", keys_pattern(n), "$"]) if {
-	count(n.path) == 1
-} else := concat("", ["^\\[(?:", keys_pattern(n), ",?)*\\]$"])
-
-# keys_pattern matches the marshalled keys of an object the node accepts: a
-# closed node's allowed keys in order, each optional unless required; an open
-# node's required keys in order, anything around them.
-keys_pattern(n) := concat("", ["\\[", concat("", [key_pattern(k, n.required) | some k in n.allowed]), "\\]"]) if {
-	n.allowed != null
-} else := concat("", ["\\[", concat("", [sprintf(`(?:[^\]]*?)"%s",?`, [regex_quote(k)]) | some k in n.required]), "[^\\]]*\\]"])
-
-key_pattern(k, required) := sprintf(`"%s",?`, [regex_quote(k)]) if k in required
-
-else := sprintf(`(?:"%s",?)?`, [regex_quote(k)])
-
-regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
+reported_elsewhere := {where: {f.field | some f in config.argocd_update_fields; f.where == where} | some where in {"app", "source"}}
 
 # invalid lists the promotion steps as written (a Stage's own, a task's)
 # that fail when a Promotion runs them, each with its kind and problems, and
@@ -99,31 +48,99 @@ regex_quote(s) := regex.replace(s, `[.*+?()|\[\]{}^$\\-]`, `\$0`)
 # var's name, uses: ""), problems as for "expression".
 invalid := array.concat(array.concat(array.concat(schema_invalid, expression_invalid), output_invalid), var_invalid)
 
-schema_invalid := array.concat(
-	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "schema", "problems": ps}) |
+schema_invalid := [object.union(written(e.ref, e.i, e.step, e.steps), {"stage": e.stage, "task": e.task, "kind": "schema", "problems": ps}) |
+	some j in {j | some [j, _] in schema_problems}
+	e := written_steps[j]
+	ps := [p | some [j2, p] in schema_problems; j2 == j]
+]
+
+# written_steps are the steps as written (a Stage's own, then the tasks')
+# whose config the release followed has a schema for, each with who runs it
+# and its config (absent: {}; a config that is no object is invalid-object's).
+written_steps := array.concat(
+	[{"ref": r.ref, "stage": r.key, "task": "", "steps": stages.stage_steps, "i": i, "step": s, "config": c} |
 		applies
 		some l in stage_lists
 		some i, s in l.steps
-		t := tables[s.uses]
+		step_schemas[s.uses]
 		c := object.get(s, "config", {})
 		is_object(c)
-		not cleared(c, t)
-		ps := problems(c, t.nodes)
-		count(ps) > 0
 		r := stages.records[l.j]
 	],
-	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "schema", "problems": ps}) |
+	[{"ref": l.task.ref, "stage": "", "task": l.task.key, "steps": stages.task_steps, "i": i, "step": s, "config": c} |
 		applies
 		some l in task_lists
 		some i, s in l.steps
-		tb := tables[s.uses]
+		step_schemas[s.uses]
 		c := object.get(s, "config", {})
 		is_object(c)
-		not cleared(c, tb)
-		ps := problems(c, tb.nodes)
-		count(ps) > 0
 	],
 )
+
+# step_schemas are the step config schemas of the release followed.
+step_schemas := {uses: schemas.configs[uses][i] | some uses, i in object.get(schemas.steps, minor, {})}
+
+# schema_problems are [index in written_steps, problem] for every step whose
+# config its schema rejects, each step's configs validated at once. A value
+# that holds an expression is what Kargo evaluates before it validates, so
+# only what holds whatever it yields is a problem: a missing key, a key the
+# schema does not allow (Kargo evaluates values, never keys).
+schema_problems := [[j, shown(p)] |
+	some uses in {e.step.uses | some e in written_steps}
+	group := [[j, e] | some j, e in written_steps; e.step.uses == uses]
+	some [k, p] in validation.problems([e.config | some [_, e] in group], step_schemas[uses], schemas.definitions)
+	[j, e] := group[k]
+	certain(e.config, p)
+	not reported_elsewhere_at(uses, p, e.config)
+]
+
+certain(_, p) if p.problem in {"missing", "unknown"}
+
+certain(config, p) if {
+	not p.problem in {"missing", "unknown"}
+	not regex.match(`\$\{[{%]`, json.marshal(object.get(config, p.path, null)))
+}
+
+# reported_elsewhere_at: the problem is another rule's. An argocd-update
+# field the version lacks is unsupported-field's, and a selector with no
+# criterion unmatched-application-selector's (model.empty_selector: the
+# schema's anyOf and what its branches say of it).
+reported_elsewhere_at("argocd-update", p, _) if {
+	p.problem == "unknown"
+	[a, i, k] := p.path
+	a == "apps"
+	is_number(i)
+	k in reported_elsewhere.app
+}
+
+reported_elsewhere_at("argocd-update", p, _) if {
+	p.problem == "unknown"
+	[a, i, b, j, k] := p.path
+	[a, b] == ["apps", "sources"]
+	is_number(i)
+	is_number(j)
+	k in reported_elsewhere.source
+}
+
+reported_elsewhere_at("argocd-update", p, config) if {
+	path := p.path
+	array.slice(path, 0, 1) == ["apps"]
+	path[2] == "selector"
+	sel := config.apps[path[1]].selector
+	count(objects.object_at(sel, ["matchLabels"])) == 0
+	count(objects.array_at(sel, ["matchExpressions"])) == 0
+}
+
+# shown is a problem as findings list it: the field (dotted, below the
+# config), what is wrong, and what the schema wants for anything but a
+# missing or unknown key.
+shown(p) := {"field": field_of(p.path), "problem": p.problem} if {
+	p.problem in {"missing", "unknown"}
+} else := {"field": field_of(p.path), "problem": p.problem, "want": p.want, "got": p.got}
+
+field_of([]) := "config"
+
+field_of(path) := validation.dotted(path) if count(path) > 0
 
 # expression_invalid: the steps with an expression Kargo cannot parse. The
 # steps of a Stage or task are read one by one only when their JSON is
@@ -309,63 +326,6 @@ written(ref, i, s, steps) := {
 	"ref": ref, "index": i, "alias": object.get(s, "as", sprintf("step-%d", [i])), "uses": s.uses,
 	"path": sprintf("%s/%d", [steps, i]),
 }
-
-cleared(c, t) if {
-	regex.match(t.top, json.marshal(object.keys(c)))
-	every n in t.nested {
-		nested_cleared(object.get(c, n.key, null), n)
-	}
-}
-
-nested_cleared(v, n) if {
-	n.list
-	is_array(v)
-	regex.match(n.pattern, json.marshal([object.keys(e) | some e in v; is_object(e)]))
-}
-
-nested_cleared(v, n) if {
-	not n.list
-	is_object(v)
-	regex.match(n.pattern, json.marshal(object.keys(v)))
-}
-
-# A container of another type (or none) has no keys to check: its type is
-# invalid-object's.
-nested_cleared(v, n) if {
-	n.list
-	not is_array(v)
-}
-
-nested_cleared(v, n) if {
-	not n.list
-	not is_object(v)
-}
-
-problems(c, nodes) := [p |
-	some n in nodes
-	some [where, v] in values(c, n.path)
-	some p in object_problems(v, n, where)
-]
-
-values(c, []) := [["", c]]
-
-values(c, [k]) := [[k, v] | v := object.get(c, k, null); is_object(v)]
-
-values(c, [k, "[]"]) := [[sprintf("%s[%d]", [k, i]), e] |
-	v := object.get(c, k, null)
-	is_array(v)
-	some i, e in v
-	is_object(e)
-]
-
-object_problems(v, n, where) := array.concat(
-	[{"field": field(where, k), "problem": "unknown"} | n.allowed != null; some k in (object.keys(v) - n.allowed)],
-	[{"field": field(where, k), "problem": "missing"} | some k in (n.required - object.keys(v))],
-)
-
-field("", k) := k
-
-field(where, k) := sprintf("%s.%s", [where, k]) if where != ""
 
 # failing_stages are the Stages whose promotions always fail at a step whose
 # config the schema rejects: their own steps', and those of the tasks they run.

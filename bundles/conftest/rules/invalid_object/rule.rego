@@ -1,12 +1,14 @@
 # METADATA
 # title: Object with a field of the wrong type
 # description: |
-#   A field flipflop reads has the wrong type (`spec.source: 42`, `steps: null`,
-#   `apps: "x"`, an unquoted `targetRevision: 1.0`, an Application without `spec`).
-#   Kubernetes would reject most of these at apply time; flipflop reads around them,
-#   but cannot check what the field should have said, so a contradiction could hide
-#   there. Every field the model reads is checked, with the type Kargo's and Argo
-#   CD's CRDs (and, for step configs, Kargo's step config schemas) give it.
+#   An object does not meet its kind's CRD: a field of the wrong type
+#   (`spec.source: 42`, `apps: "x"`, an unquoted `targetRevision: 1.0`), an
+#   Application without `spec`, a value the CRD's enum, pattern or bounds do not
+#   allow. The API server rejects such an object when it is applied; flipflop
+#   reads around it, but cannot check what the field should have said, so a
+#   contradiction could hide there. Every object the model reads is validated
+#   against the CRD of Kargo's and Argo CD's release (lib.flipflop.validation),
+#   every field at any depth.
 # related_resources:
 #   - ref: https://github.com/akuity/kargo/tree/main/charts/kargo/resources/crds
 #     description: Kargo CRDs (the Stage, PromotionTask and Warehouse schemas)
@@ -17,10 +19,11 @@
 #   severity: warning
 #   why: |
 #     Kubernetes checks a custom resource against its CRD's schema when it is applied,
-#     so most of these objects would be rejected by `kubectl apply` or by Argo CD's sync
-#     (`The Application "<name>" is invalid: ...`). Not all of them: a Stage's step
-#     `config` is opaque to the Stage CRD (`x-kubernetes-preserve-unknown-fields`), so a
-#     wrong type there is accepted and fails only when a promotion runs the step. Either
+#     so these objects would be rejected by `kubectl apply` or by Argo CD's sync
+#     (`The Application "<name>" is invalid: ...`). A field that is not required may be
+#     null (the API server drops it). A Stage's step `config` is opaque to the Stage CRD
+#     (`x-kubernetes-preserve-unknown-fields`): Kargo checks it against the step's own
+#     schema when a promotion runs the step, and `invalid-step-config` reports it. Either
 #     way flipflop reads around the field, and a contradiction it would have caused stays
 #     hidden until the field is fixed.
 #   remediation: |
@@ -28,471 +31,68 @@
 #     file from the check if it is not a real manifest (e.g. a Helm template).
 package lib.flipflop.rules.invalid_object
 
+import data.lib.flipflop.kind_schemas
+import data.lib.flipflop.legacy
 import data.lib.flipflop.objects
 import data.lib.flipflop.result
-import data.lib.flipflop.stages
-
-# Fields that must be there (an object).
-required_fields := {
-	"Application": ["spec"],
-	"ApplicationSet": ["spec"],
-	"PromotionTask": ["spec"],
-	"ClusterPromotionTask": ["spec"],
-}
-
-# Fields that may be absent but not null, with their type.
-not_null_fields := {
-	"Stage": [[["spec", "promotionTemplate", "spec", "steps"], "array"]],
-	"PromotionTask": [[["spec", "steps"], "array"]],
-	"ClusterPromotionTask": [[["spec", "steps"], "array"]],
-}
-
-# ---------------------------------------------------------------------------
-# Problems: [ref, field, want, got].
-
-# The tables are walked as a trie: the entries without wildcards grouped by
-# their parent, and those with wildcards by what they iterate, so that each
-# container is fetched once per object, the keys below it are picked with one
-# object.filter, and each check is a few built-in calls (written out for up to
-# three wildcards: Rego has no recursion). A field's path is spelled only for a
-# value of the wrong type.
-
-problems contains [o.ref, dotted(array.concat(parent, [key])), want, got] if {
-	some o in suspect_docs
-	some [parent, children] in compiled[o.ref.kind].flat
-	x := object.get(o.obj, parent, null)
-	is_object(x)
-	some key, v in object.filter(x, children)
-	v != null
-	want := children[key]
-	got := type_name(v)
-	got != want
-	not var_expression([key], v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, want, _, _] in compiled[o.ref.kind].d1
-	want != ""
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	got := type_name(e1)
-	got != want
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub([key])]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, _, singles, _] in compiled[o.ref.kind].d1
-	count(singles) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	some key, v in object.filter(e1, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not var_expression([key], v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(rel)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, _, _, multis] in compiled[o.ref.kind].d1
-	count(multis) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	some [rel, want] in multis
-	v := object.get(e1, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not var_expression(rel, v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, want, _, _] in compiled[o.ref.kind].d2
-	want != ""
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	got := type_name(e2)
-	got != want
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub([key])]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, _, singles, _] in compiled[o.ref.kind].d2
-	count(singles) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	some key, v in object.filter(e2, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not var_expression([key], v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(rel)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, _, _, multis] in compiled[o.ref.kind].d2
-	count(multis) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	some [rel, want] in multis
-	v := object.get(e2, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not var_expression(rel, v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, c2, w2, want, _, _] in compiled[o.ref.kind].d3
-	want != ""
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	got := type_name(e3)
-	got != want
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub([key])]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, c2, w2, _, singles, _] in compiled[o.ref.kind].d3
-	count(singles) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	is_object(e3)
-	some key, v in object.filter(e3, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not var_expression([key], v)
-}
-
-problems contains [o.ref, concat("", [dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub(rel)]), want, got] if {
-	some o in suspect_docs
-	some [c0, w0, c1, w1, c2, w2, _, _, multis] in compiled[o.ref.kind].d3
-	count(multis) > 0
-	x1 := object.get(o.obj, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	is_object(e3)
-	some [rel, want] in multis
-	v := object.get(e3, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not var_expression(rel, v)
-}
-
-problems contains [o.ref, field, "object", "missing"] if {
-	some o in objects.docs
-	some field in required_fields[o.ref.kind]
-	object.get(o.obj, field, null) == null
-}
-
-problems contains [o.ref, concat(".", path), want, "null"] if {
-	some o in objects.docs
-	some [path, want] in not_null_fields[o.ref.kind]
-	object.get(o.obj, path, absent) == null
-}
-
-problems contains [ref, concat("", [where, ".", dotted(array.concat(parent, [key]))]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [parent, children] in compiled_config[uses].flat
-	x := object.get(config, parent, null)
-	is_object(x)
-	some key, v in object.filter(x, children)
-	v != null
-	want := children[key]
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, want, _, _] in compiled_config[uses].d1
-	want != ""
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	got := type_name(e1)
-	got != want
-	not expression(e1)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub([key])]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, _, singles, _] in compiled_config[uses].d1
-	count(singles) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	some key, v in object.filter(e1, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(rel)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, _, _, multis] in compiled_config[uses].d1
-	count(multis) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	some [rel, want] in multis
-	v := object.get(e1, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, want, _, _] in compiled_config[uses].d2
-	want != ""
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	got := type_name(e2)
-	got != want
-	not expression(e2)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2), sub([key])]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, _, singles, _] in compiled_config[uses].d2
-	count(singles) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	some key, v in object.filter(e2, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2), sub(rel)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, _, _, multis] in compiled_config[uses].d2
-	count(multis) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	some [rel, want] in multis
-	v := object.get(e2, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, c2, w2, want, _, _] in compiled_config[uses].d3
-	want != ""
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	got := type_name(e3)
-	got != want
-	not expression(e3)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub([key])]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, c2, w2, _, singles, _] in compiled_config[uses].d3
-	count(singles) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	is_object(e3)
-	some key, v in object.filter(e3, singles)
-	v != null
-	want := singles[key]
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
-
-problems contains [ref, concat("", [where, ".", dotted(c0), step(k1), sub(c1), step(k2), sub(c2), step(k3), sub(rel)]), want, got] if {
-	some [ref, where, uses, config] in configs
-	some [c0, w0, c1, w1, c2, w2, _, _, multis] in compiled_config[uses].d3
-	count(multis) > 0
-	x1 := object.get(config, c0, null)
-	type_name(x1) == container[w0]
-	some k1, e1 in x1
-	is_object(e1)
-	x2 := object.get(e1, c1, null)
-	type_name(x2) == container[w1]
-	some k2, e2 in x2
-	is_object(e2)
-	x3 := object.get(e2, c2, null)
-	type_name(x3) == container[w2]
-	some k3, e3 in x3
-	is_object(e3)
-	some [rel, want] in multis
-	v := object.get(e3, rel, null)
-	v != null
-	got := type_name(v)
-	got != want
-	not expression(v)
-}
+import data.lib.flipflop.validation
 
 report contains finding if {
-	some [ref, field, want, got] in problems
+	some p in object_problems
+	ref := p.ref
+	field := validation.dotted(p.path)
 	finding := result.fail(
 		rego.metadata.chain(),
-		sprintf("%s %s/%s: %s is %s, want %s; flipflop reads around it, so what it should say is not checked.", [
-			ref.kind, ref.namespace, ref.name, field, article(got), want,
+		sprintf("%s %s/%s: %s (%s's %s CRD, at %s); flipflop reads around it, so what it should say is not checked.", [
+			ref.kind, ref.namespace, ref.name, text(field, p), p.version, ref.kind, validation.pointer(p.path),
 		]),
 		[ref],
 		sprintf("%s/%s/%s|%s", [ref.kind, ref.namespace, ref.name, field]),
 		result.nothing,
-		{"field": field, "want": want, "got": got},
+		{"field": field, "want": p.want, "got": p.got, "problem": p.problem, "pointer": validation.pointer(p.path), "version": p.version},
 	)
 }
 
-article("missing") := "missing"
-
-article(t) := sprintf("a %s", [t]) if t != "missing"
-
-# absent marks a key that is not there at all.
-absent := "\u0000absent"
-
-# A var's value may be an expression whatever it yields (keys: the last
-# chunk of the var's path).
-var_expression(keys, v) if {
-	keys == ["value"]
-	expression(v)
-}
-
-# expression reports a value Kargo evaluates before the step runs (allowed
-# for any type in a step's config and a var's value).
-expression(v) if {
-	is_string(v)
-	contains(v, "${{")
-}
-
-# The configs of the steps the model reads, by step: [ref, "<steps>[i].config", uses, config].
-configs := [[o.ref, sprintf("%s[%d].config", [prefix, i]), step.uses, step.config] |
-	some o in suspect_docs
-	some prefix, steps in steps_of(o)
-	some i, step in steps
-	is_object(step)
-	is_string(step.uses)
-	stages.read_steps[step.uses]
-	is_object(step.config)
+# object_problems lists what is wrong with each object as written, against
+# its kind's CRD: {"ref", "version", "path" (keys and indices), "problem"
+# ("type", "missing", "unknown", "pattern", or the validator's name of the
+# keyword that failed), "want", "got" (a JSON type, "missing", or "")}
+# (validation.problems). Only this rule reads the CRDs' schemas.
+object_problems := [object.union(p, {"ref": group[i].ref, "version": k.version}) |
+	some kind, k in kind_schemas.kinds
+	group := objects.by_kind[kind]
+	count(group) > 0
+	some [i, p] in validation.problems([o.obj | some o in group], k, kind_schemas.definitions)
+	not legacy_shape(kind, group[i].obj, p)
 ]
 
-steps_of(o) := {"spec.promotionTemplate.spec.steps": s} if {
-	o.ref.kind == "Stage"
-	s := o.obj.spec.promotionTemplate.spec.steps
-	is_array(s)
-} else := {"spec.steps": s} if {
-	o.ref.kind in {"PromotionTask", "ClusterPromotionTask"}
-	s := o.obj.spec.steps
-	is_array(s)
-} else := {}
+# legacy_shape: a Stage written for Kargo v0.8 or earlier, which the model
+# reads too unless the run names a later Kargo (legacy.read), asks for its
+# Freight through spec.subscriptions: requestedFreight, which the newest CRD
+# requires, came later. (Its legacy fields are Kargo v0.8's, not validated.)
+legacy_shape("Stage", obj, p) if {
+	p.problem == "missing"
+	p.path == ["spec", "requestedFreight"]
+	legacy.read
+	some field in ["subscriptions", "promotionMechanisms"]
+	obj.spec[field]
+}
 
-# container is the type a wildcard iterates.
-container := {"[]": "array", "*": "object"}
+# text says what is wrong with the field.
+text(field, p) := sprintf("%s is %s, want %s", [field, article(p.got), p.want]) if {
+	p.problem == "type"
+} else := sprintf("%s is missing", [field]) if {
+	p.problem == "missing"
+} else := sprintf("%s is not a field it has", [field]) if {
+	p.problem == "unknown"
+} else := sprintf("%s does not match %s", [field, p.want]) if {
+	p.problem == "pattern"
+} else := sprintf("%s: %s", [object_name(field), p.want])
 
-dotted(keys) := concat(".", keys)
+object_name("") := "the object"
 
-sub([]) := ""
+object_name(f) := f if f != ""
 
-sub(keys) := concat("", [".", concat(".", keys)]) if count(keys) > 0
+article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
 
-step(k) := sprintf("[%d]", [k]) if is_number(k)
-
-step(k) := sprintf(".%s", [k]) if is_string(k)
+else := sprintf("a %s", [t])

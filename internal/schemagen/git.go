@@ -1,4 +1,4 @@
-package stepschema
+package schemagen
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 
 // FromGit reads the step config schemas of Kargo release version from a Git
 // repository of Kargo (gitDir, a clone or a bare mirror) at the release's tag,
-// and returns their nodes and the commit the tag names. Only the schema
-// directory's JSON files are read, into a temporary directory.
-func FromGit(gitDir, version string) (map[string][]Node, string, error) {
+// and returns them bundled (Steps) with the commit the tag names. Only the
+// schema directory's JSON files are read, into a temporary directory.
+func FromGit(gitDir, version string) (map[string]Schema, string, error) {
 	commit, err := git(gitDir, "rev-parse", "--verify", version+"^{commit}")
 	if err != nil {
 		return nil, "", err
@@ -42,11 +42,11 @@ func FromGit(gitDir, version string) (map[string][]Node, string, error) {
 			return nil, "", err
 		}
 	}
-	nodes, err := Nodes(tmp)
+	steps, err := Steps(tmp)
 	if err != nil {
 		return nil, "", fmt.Errorf("kargo %s: %w", version, err)
 	}
-	return nodes, commit, nil
+	return steps, commit, nil
 }
 
 // GitSource says where FromGit read a release.

@@ -1,0 +1,827 @@
+// Package schemagen turns the schemas Kargo and Argo CD publish into the
+// JSON schemas the policies validate objects with (json.match_schema, a JSON
+// Schema validator in the OPA of every host): the CRDs of the kinds the model
+// reads (what the API server enforces when an object is applied) and Kargo's
+// promotion step config schemas (what Kargo enforces when a Promotion runs a
+// step), one release of each Kargo minor release.
+//
+// Every keyword the upstream schemas use is kept, at any depth: type,
+// properties, required, additionalProperties, items, enum, const, pattern,
+// format, oneOf, anyOf, allOf and the min/max bounds; a keyword it does not
+// know fails the generation, so a new one cannot be dropped unnoticed. Two
+// rewrites keep every host's verdict the same:
+//   - a CRD's OpenAPI extensions become JSON Schema (nullable, int-or-string),
+//     and a field that is not required accepts null, since the API server
+//     prunes a null it does not allow instead of rejecting it;
+//   - OPA before v1.17 ignores "pattern", so each one is listed (Site) and the
+//     policies test it themselves; the schema keeps the pattern and adds a
+//     "not" that an OPA honouring patterns never fails and an older one fails
+//     on every string there, so each host reports every string the policies
+//     must test.
+//
+// The schemas are generated into policies/lib/flipflop/schemas.rego (Path),
+// the step schemas of the newest release from the Kargo module as released
+// (internal/upstream), the older ones from Kargo's repository at their release
+// tags (the module proxy serves no other version of the Kargo module); a test
+// regenerates the file and fails when it drifts.
+package schemagen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
+	"sigs.k8s.io/yaml"
+)
+
+// Path is where the generated schemas live, relative to the repository root.
+const Path = "policies/lib/flipflop/schemas.rego"
+
+// SchemaDir is where Kargo keeps the step config schemas (v1.8 on).
+const SchemaDir = "pkg/promotion/runner/builtin/schemas"
+
+// Releases are the Kargo releases whose step schemas are generated, oldest
+// first: the newest patch release of each minor release the model follows
+// (v0.9, the first with promotion steps, to the newest). A run that names
+// another patch release is judged by its minor release's schemas. The last one
+// is the module internal/upstream pins.
+var Releases = []string{
+	"v0.9.2", "v1.0.4", "v1.1.3", "v1.2.3", "v1.3.4", "v1.4.4", "v1.5.3",
+	"v1.6.4", "v1.7.10", "v1.8.14", "v1.9.10", "v1.10.10", "v1.11.2",
+}
+
+// SchemaDirOf returns where Kargo release version keeps its step config
+// schemas: internal/directives up to v1.3, internal/promotion/runner/builtin
+// in v1.4 to v1.7, SchemaDir from v1.8.
+func SchemaDirOf(version string) string {
+	switch minor := Minor(version); minor {
+	case "0.9", "1.0", "1.1", "1.2", "1.3":
+		return "internal/directives/schemas"
+	case "1.4", "1.5", "1.6", "1.7":
+		return "internal/promotion/runner/builtin/schemas"
+	default:
+		return SchemaDir
+	}
+}
+
+// Minor returns a version's minor release as the policies key it: "v1.10.4"
+// gives "1.10".
+func Minor(version string) string {
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	if len(parts) < 2 {
+		return strings.TrimPrefix(version, "v")
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// Schema is one JSON schema as the policies validate with it, and the
+// patterns it holds (which the policies test themselves: see the package
+// doc).
+type Schema struct {
+	JSON     map[string]any
+	Patterns []Site
+}
+
+// Site is a pattern of a schema: the path of the values it constrains (keys;
+// "[]" for every element of an array, "*" for every value of a map) and the
+// regular expression.
+type Site struct {
+	Path    []string `json:"path"`
+	Pattern string   `json:"pattern"`
+}
+
+// never is a regular expression no string matches (see the package doc).
+const never = `[^\x00-\x{10FFFF}]`
+
+// kept are the keywords the schemas are validated with, each as JSON Schema
+// defines it; the walk handles properties, items, additionalProperties, the
+// combinators and pattern itself.
+var kept = map[string]bool{
+	"type": true, "required": true, "enum": true, "const": true, "format": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true, "uniqueItems": true,
+	"minProperties": true, "maxProperties": true,
+}
+
+// ignored are annotations, which validate nothing.
+var ignored = map[string]bool{
+	"description": true, "title": true, "default": true, "examples": true, "example": true,
+	"deprecated": true, "$schema": true, "$id": true, "$comment": true, "definitions": true, "$defs": true,
+	// Kubernetes: how lists and maps merge, and that an object is a whole
+	// resource; neither is validated by a JSON schema.
+	"x-kubernetes-list-type": true, "x-kubernetes-list-map-keys": true, "x-kubernetes-map-type": true,
+	"x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true,
+}
+
+// converter walks one schema. crd: an OpenAPI schema of a CRD (nullable
+// fields, Kubernetes extensions); else a step schema, whose $refs it
+// resolves.
+type converter struct {
+	crd      bool
+	refs     *resolver
+	patterns []Site
+	// skipped counts what a CRD holds that no JSON schema can say: CEL rules
+	// (x-kubernetes-validations), which the API server runs.
+	skipped int
+}
+
+// node converts schema s at path. nullable: the value may be null (a CRD
+// field that is not required). combined: s is below oneOf/anyOf/allOf.
+func (c *converter) node(s map[string]any, file string, path []string, nullable, combined bool) (map[string]any, error) {
+	if c.refs != nil {
+		var err error
+		if s, file, err = c.refs.resolve(s, file); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]any{}
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := s[k]
+		switch {
+		case k == "required" && c.crd && s["properties"] != nil:
+			// with the properties, less those the API server defaults
+		case kept[k]:
+			out[k] = v
+		case ignored[k]:
+		case k == "nullable" && c.crd:
+			if b, _ := v.(bool); b {
+				nullable = true
+			}
+		case k == "x-kubernetes-int-or-string" && c.crd:
+			if b, _ := v.(bool); b {
+				out["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
+			}
+		case k == "x-kubernetes-validations" && c.crd:
+			c.skipped++
+		case k == "pattern":
+			p, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: pattern is no string", where(path))
+			}
+			if combined {
+				// The not below would change which branch holds on an OPA
+				// that ignores patterns: a pattern that lists its strings
+				// (^(a|b)$) is said as an enum of them, for strings only.
+				words, ok := literals(p)
+				if !ok {
+					return nil, fmt.Errorf("%s: a pattern below oneOf, anyOf or allOf", where(path))
+				}
+				out["anyOf"] = []any{map[string]any{"not": map[string]any{"type": "string"}}, map[string]any{"enum": words}}
+				continue
+			}
+			if _, ok := s["not"]; ok {
+				return nil, fmt.Errorf("%s: a pattern beside not", where(path))
+			}
+			out["pattern"] = p
+			out["not"] = map[string]any{"type": "string", "pattern": never}
+			c.patterns = append(c.patterns, Site{Path: slices.Clone(path), Pattern: p})
+		case k == "properties":
+			props, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: properties is no object", where(path))
+			}
+			required := map[string]bool{}
+			for _, r := range strings2(s["required"]) {
+				required[r] = true
+			}
+			if c.crd {
+				// The API server sets a field's default before it validates,
+				// so a required field with one is never missing.
+				var still []any
+				for _, r := range strings2(s["required"]) {
+					if p, ok := props[r].(map[string]any); ok {
+						if _, ok := p["default"]; ok {
+							continue
+						}
+					}
+					still = append(still, r)
+				}
+				required = map[string]bool{}
+				for _, r := range still {
+					required[r.(string)] = true
+				}
+				if _, ok := s["required"]; ok {
+					if len(still) == 0 {
+						delete(out, "required")
+					} else {
+						out["required"] = still
+					}
+				}
+			}
+			conv := map[string]any{}
+			for _, name := range sorted(props) {
+				ps, ok := props[name].(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s: property %s is no schema", where(path), name)
+				}
+				cp, err := c.node(ps, file, append(slices.Clone(path), name), c.crd && !required[name], combined)
+				if err != nil {
+					return nil, err
+				}
+				conv[name] = cp
+			}
+			out["properties"] = conv
+		case k == "items":
+			is, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: items is no single schema", where(path))
+			}
+			ci, err := c.node(is, file, append(slices.Clone(path), "[]"), false, combined)
+			if err != nil {
+				return nil, err
+			}
+			out["items"] = ci
+		case k == "additionalProperties":
+			switch a := v.(type) {
+			case bool:
+				out[k] = a
+			case map[string]any:
+				ca, err := c.node(a, file, append(slices.Clone(path), "*"), c.crd, combined)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = ca
+			default:
+				return nil, fmt.Errorf("%s: additionalProperties is neither a boolean nor a schema", where(path))
+			}
+		case k == "oneOf" || k == "anyOf" || k == "allOf":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: %s is no list", where(path), k)
+			}
+			var conv []any
+			for _, b := range list {
+				bs, ok := b.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s: a branch of %s is no schema", where(path), k)
+				}
+				cb, err := c.node(bs, file, path, false, true)
+				if err != nil {
+					return nil, err
+				}
+				conv = append(conv, cb)
+			}
+			if prev, ok := out[k].([]any); ok { // int-or-string's anyOf
+				conv = append(prev, conv...)
+			}
+			out[k] = conv
+		case k == "$ref":
+			return nil, fmt.Errorf("%s: $ref beside other keywords", where(path))
+		default:
+			return nil, fmt.Errorf("%s: keyword %q is not supported", where(path), k)
+		}
+	}
+	if nullable {
+		allowNull(out)
+	}
+	return out, nil
+}
+
+// allowNull lets schema s accept null as well.
+func allowNull(s map[string]any) {
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []any{t, "null"}
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			s["type"] = append(t, "null")
+		}
+	}
+	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
+		s["enum"] = append(e, nil)
+	}
+	if c, ok := s["const"]; ok {
+		delete(s, "const")
+		s["enum"] = []any{c, nil}
+	}
+	if a, ok := s["anyOf"].([]any); ok && s["type"] == nil {
+		s["anyOf"] = append(a, map[string]any{"type": "null"})
+	}
+}
+
+// literals returns the strings an anchored alternation of plain words
+// (^(a|b|c)$, ^a$) matches.
+func literals(p string) ([]any, bool) {
+	m := regexp.MustCompile(`^\^(?:\(([A-Za-z0-9_|-]+)\)|([A-Za-z0-9_-]+))\$$`).FindStringSubmatch(p)
+	if m == nil {
+		return nil, false
+	}
+	m[1] += m[2]
+	var out []any
+	for _, w := range strings.Split(m[1], "|") {
+		if w == "" {
+			return nil, false
+		}
+		out = append(out, w)
+	}
+	return out, true
+}
+
+func where(path []string) string {
+	if len(path) == 0 {
+		return "(root)"
+	}
+	return strings.Join(path, ".")
+}
+
+// objectMeta is the part of Kubernetes' ObjectMeta the model reads (a CRD
+// leaves metadata to the API server, which decodes it into its Go type: a
+// null is the zero value there).
+var objectMeta = map[string]any{"type": []any{"object", "null"}, "properties": map[string]any{
+	"name":        map[string]any{"type": []any{"string", "null"}},
+	"namespace":   map[string]any{"type": []any{"string", "null"}},
+	"labels":      map[string]any{"type": []any{"object", "null"}, "additionalProperties": map[string]any{"type": []any{"string", "null"}}},
+	"annotations": map[string]any{"type": []any{"object", "null"}, "additionalProperties": map[string]any{"type": []any{"string", "null"}}},
+}}
+
+// FromCRD reads the CRD manifest at file and converts the schema of its
+// version (v1alpha1) for validating objects as written: metadata is
+// ObjectMeta's part the model reads, and status, the controller's, is left
+// out. It also returns the kind and how many CEL rules it could not convert.
+func FromCRD(file, version string) (kind string, s Schema, skipped int, err error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", Schema{}, 0, err
+	}
+	var crd struct {
+		Spec struct {
+			Names    struct{ Kind string }
+			Versions []struct {
+				Name   string
+				Schema struct {
+					OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &crd); err != nil {
+		return "", Schema{}, 0, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Name != version {
+			continue
+		}
+		root := v.Schema.OpenAPIV3Schema
+		props, _ := root["properties"].(map[string]any)
+		if props == nil {
+			return "", Schema{}, 0, fmt.Errorf("%s: %s has no properties", file, version)
+		}
+		props = maps(props)
+		delete(props, "status")
+		delete(props, "metadata")
+		root = maps(root)
+		root["properties"] = props
+		c := &converter{crd: true}
+		js, err := c.node(root, "", nil, false, false)
+		if err != nil {
+			return "", Schema{}, 0, fmt.Errorf("%s: %w", file, err)
+		}
+		js["properties"].(map[string]any)["metadata"] = objectMeta
+		return crd.Spec.Names.Kind, Schema{JSON: js, Patterns: c.patterns}, c.skipped, nil
+	}
+	return "", Schema{}, 0, fmt.Errorf("%s: no version %s", file, version)
+}
+
+func maps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Steps reads every <step>-config.json of the schema directory dir and
+// returns each step's schema (its uses: the file name without
+// -config.json), its $refs resolved in place.
+func Steps(dir string) (map[string]Schema, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*-config.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no step config schemas in %s", dir)
+	}
+	r := &resolver{dir: dir, docs: map[string]map[string]any{}}
+	out := map[string]Schema{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		doc, err := r.load(name)
+		if err != nil {
+			return nil, err
+		}
+		c := &converter{refs: r}
+		js, err := c.node(doc, name, nil, false, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[strings.TrimSuffix(name, "-config.json")] = Schema{JSON: js, Patterns: c.patterns}
+	}
+	return out, nil
+}
+
+type resolver struct {
+	dir  string
+	docs map[string]map[string]any
+}
+
+func (r *resolver) load(name string) (map[string]any, error) {
+	if d, ok := r.docs[name]; ok {
+		return d, nil
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.Base(name)))
+	if err != nil {
+		return nil, err
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r.docs[name] = d
+	return d, nil
+}
+
+// resolve follows $ref ("#/definitions/x", "other.json#/definitions/x"); a
+// $ref's siblings are annotations only (draft 4 and 7 ignore the others,
+// and the walk rejects them).
+func (r *resolver) resolve(s map[string]any, file string) (map[string]any, string, error) {
+	for range 16 {
+		ref, ok := s["$ref"].(string)
+		if !ok {
+			return s, file, nil
+		}
+		for k := range s {
+			if k != "$ref" && !ignored[k] {
+				return nil, "", fmt.Errorf("$ref %q beside %q", ref, k)
+			}
+		}
+		target, pointer, _ := strings.Cut(ref, "#")
+		if target != "" {
+			file = target
+		}
+		doc, err := r.load(file)
+		if err != nil {
+			return nil, "", err
+		}
+		var cur any = doc
+		for _, part := range strings.Split(strings.Trim(pointer, "/"), "/") {
+			if part == "" {
+				continue
+			}
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, "", fmt.Errorf("unresolvable $ref %q", ref)
+			}
+			cur = m[part]
+		}
+		next, ok := cur.(map[string]any)
+		if !ok {
+			return nil, "", fmt.Errorf("unresolvable $ref %q", ref)
+		}
+		s = next
+	}
+	return nil, "", fmt.Errorf("$ref chain too long")
+}
+
+func strings2(v any) []string {
+	out := []string{}
+	xs, _ := v.([]any)
+	for _, x := range xs {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Kind is the schema of one kind the model reads, and where it comes from.
+type Kind struct {
+	Kind string
+	// Version names the project's release ("Argo CD v3.5.1"), Source the
+	// module and file it was read from.
+	Version, Source string
+	Schema          Schema
+}
+
+// Release is the step schemas of one Kargo release, and where they were read.
+type Release struct {
+	Version string
+	Source  string
+	Steps   map[string]Schema
+}
+
+// KindsPath is where the generated CRD schemas live, relative to the
+// repository root: only invalid-object reads them, so the Gatekeeper
+// template, which carries the modules its rules import, goes without them.
+const KindsPath = "policies/lib/flipflop/kind_schemas.rego"
+
+// Rego renders the kinds (the module at KindsPath) and the releases, oldest
+// first (the module at Path). Each schema is a Rego object in the form
+// json.match_schema takes, and the subschemas that occur more than once in a
+// module are written once, as its definitions (pool); an entry lists the
+// definitions it needs (refs), which lib.flipflop.validation puts beside it.
+func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# Code generated by go run ./hack/genschemas; DO NOT EDIT.\n")
+	b.WriteString("# The JSON schemas objects are validated with (internal/schemagen): the CRDs\n")
+	b.WriteString("# of the kinds the model reads. patterns lists each schema's patterns, which\n")
+	b.WriteString("# lib.flipflop.validation tests itself; refs, the definitions it needs.\n")
+	b.WriteString("package lib.flipflop.kind_schemas\n\n")
+	schemas := make([]Schema, 0, len(kinds))
+	for _, k := range kinds {
+		schemas = append(schemas, k.Schema)
+	}
+	entries, defs, err := pool(schemas)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("# kinds: each kind's schema, with the release and the file it was read from.\n")
+	b.WriteString("kinds := {\n")
+	for i, k := range kinds {
+		fmt.Fprintf(&b, "\t%q: {\"version\": %q, \"source\": %q, %s},\n", k.Kind, k.Version, k.Source, entries[i])
+	}
+	b.WriteString("}\n\n")
+	b.WriteString(defs)
+	kindsModule, err := formatted(KindsPath, b.String())
+	if err != nil {
+		return nil, err
+	}
+
+	b.Reset()
+	b.WriteString("# Code generated by go run ./hack/genschemas; DO NOT EDIT.\n")
+	b.WriteString("# The JSON schemas step configs are validated with (internal/schemagen):\n")
+	b.WriteString("# Kargo's promotion step config schemas of one release of each minor\n")
+	b.WriteString("# release. patterns lists each schema's patterns, which\n")
+	b.WriteString("# lib.flipflop.validation tests itself; refs, the definitions it needs.\n")
+	b.WriteString("package lib.flipflop.schemas\n\n")
+	b.WriteString("# releases names, for each Kargo minor release, the release its step schemas\n")
+	b.WriteString("# are read from and where they were read.\n")
+	b.WriteString("releases := {\n")
+	for _, r := range releases {
+		fmt.Fprintf(&b, "\t%q: {\"version\": %q, \"source\": %q},\n", Minor(r.Version), r.Version, r.Source)
+	}
+	b.WriteString("}\n\n")
+	// A step's schema changes in few releases: each one is written once, in
+	// configs, and steps names it by its place there.
+	var distinct []Schema
+	at := map[string]map[string]int{}
+	place := map[string]int{}
+	for _, r := range releases {
+		for _, name := range sortedKeys(r.Steps) {
+			c := canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
+			if at[name] == nil {
+				at[name] = map[string]int{}
+			}
+			if _, ok := at[name][c]; !ok {
+				at[name][c] = len(at[name])
+				place[fmt.Sprintf("%s %d", name, at[name][c])] = len(distinct)
+				distinct = append(distinct, r.Steps[name])
+			}
+		}
+	}
+	entries, defs, err = pool(distinct)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("# configs holds, for each step (its uses), each distinct schema of its config\n")
+	b.WriteString("# over the releases, oldest first.\n")
+	b.WriteString("configs := {\n")
+	for _, name := range sortedKeys(at) {
+		fmt.Fprintf(&b, "\t%q: [\n", name)
+		for j := range len(at[name]) {
+			fmt.Fprintf(&b, "\t\t{%s},\n", entries[place[fmt.Sprintf("%s %d", name, j)]])
+		}
+		b.WriteString("\t],\n")
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("# steps maps each minor release to each step (its uses) to the place of its\n")
+	b.WriteString("# config's schema in configs.\n")
+	b.WriteString("steps := {\n")
+	for _, r := range releases {
+		parts := make([]string, 0, len(r.Steps))
+		for _, name := range sortedKeys(r.Steps) {
+			c := canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
+			parts = append(parts, fmt.Sprintf("%q: %d", name, at[name][c]))
+		}
+		fmt.Fprintf(&b, "\t%q: {%s},\n", Minor(r.Version), strings.Join(parts, ", "))
+	}
+	b.WriteString("}\n\n")
+	b.WriteString(defs)
+	stepsModule, err := formatted(Path, b.String())
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{KindsPath: kindsModule, Path: stepsModule}, nil
+}
+
+// formatted parses a generated module and formats it as opa fmt would.
+func formatted(path, src string) ([]byte, error) {
+	m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, fmt.Errorf("generated module %s: %w", path, err)
+	}
+	return format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
+}
+
+// sortedKeys is m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// minShared is the size (of its JSON text) below which a subschema that
+// occurs more than once is written out each time: a $ref costs the validator
+// a lookup, and a small one saves little.
+const minShared = 96
+
+// pool renders schemas as entries of one module: each entry's
+// "patterns", "refs" and "schema" (a Rego object), the subschemas that
+// occur more than once among them (Argo CD's ApplicationSet repeats the
+// Application template under every generator; a step's schema changes
+// little from one release to the next) each a $ref to one of the module's
+// definitions, and the rule that holds those definitions. The larger ones
+// are shared first, so a repeat inside one is shared too.
+func pool(schemas []Schema) (entries []string, defsRule string, err error) {
+	counts := map[string]int{}
+	var count func(s map[string]any)
+	count = func(s map[string]any) {
+		counts[canon(s)]++
+		for _, c := range children(s) {
+			count(c)
+		}
+	}
+	for _, s := range schemas {
+		count(s.JSON)
+	}
+	defs := map[string]any{}
+	uses := map[string][]string{}
+	ids := map[string]string{}
+	var replace func(s map[string]any, top bool, refs map[string]bool) map[string]any
+	replace = func(s map[string]any, top bool, refs map[string]bool) map[string]any {
+		c := canon(s)
+		if !top && counts[c] > 1 && len(c) >= minShared {
+			id, ok := ids[c]
+			if !ok {
+				id = fmt.Sprintf("d%d", len(ids))
+				ids[c] = id
+				inner := map[string]bool{}
+				defs[id] = replace(s, true, inner)
+				uses[id] = sortedKeys(inner)
+			}
+			refs[id] = true
+			return map[string]any{"$ref": "#/definitions/" + id}
+		}
+		out := maps(s)
+		for _, k := range sorted(s) {
+			switch x := s[k].(type) {
+			case map[string]any:
+				if k == "properties" {
+					props := map[string]any{}
+					for _, name := range sorted(x) {
+						props[name] = replace(x[name].(map[string]any), false, refs)
+					}
+					out[k] = props
+				} else if k == "items" || k == "additionalProperties" || k == "not" {
+					out[k] = replace(x, false, refs)
+				}
+			case []any:
+				if k == "oneOf" || k == "anyOf" || k == "allOf" {
+					var list []any
+					for _, b := range x {
+						list = append(list, replace(b.(map[string]any), false, refs))
+					}
+					out[k] = list
+				}
+			}
+		}
+		return out
+	}
+	for _, s := range schemas {
+		refs := map[string]bool{}
+		js := replace(s.JSON, true, refs)
+		// The definitions a schema needs: those it names, and theirs.
+		var visit func(id string)
+		visit = func(id string) {
+			for _, u := range uses[id] {
+				if !refs[u] {
+					refs[u] = true
+					visit(u)
+				}
+			}
+		}
+		for _, id := range sortedKeys(refs) {
+			visit(id)
+		}
+		pats := s.Patterns
+		if pats == nil {
+			pats = []Site{}
+		}
+		p, err := text(pats)
+		if err != nil {
+			return nil, "", err
+		}
+		r, err := text(sortedKeys(refs))
+		if err != nil {
+			return nil, "", err
+		}
+		j, err := text(js)
+		if err != nil {
+			return nil, "", err
+		}
+		entries = append(entries, fmt.Sprintf("\"patterns\": %s, \"refs\": %s, \"schema\": %s", p, r, j))
+	}
+	var b strings.Builder
+	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target.\n")
+	b.WriteString("definitions := {\n")
+	for _, id := range slices.SortedFunc(func(yield func(string) bool) {
+		for id := range defs {
+			if !yield(id) {
+				return
+			}
+		}
+	}, func(a, b string) int { return cmpID(a, b) }) {
+		j, err := text(defs[id])
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(&b, "\t%q: %s,\n", id, j)
+	}
+	b.WriteString("}\n")
+	return entries, b.String(), nil
+}
+
+// cmpID orders definition ids by their number.
+func cmpID(a, b string) int {
+	var x, y int
+	fmt.Sscanf(a, "d%d", &x)
+	fmt.Sscanf(b, "d%d", &y)
+	return x - y
+}
+
+// text is v as JSON, keys sorted and nothing escaped that JSON does not
+// require: a Rego term as it is.
+func text(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// children are the subschemas of s.
+func children(s map[string]any) []map[string]any {
+	var out []map[string]any
+	for k, v := range s {
+		switch x := v.(type) {
+		case map[string]any:
+			if k == "properties" {
+				for _, p := range x {
+					out = append(out, p.(map[string]any))
+				}
+			} else if k == "items" || k == "additionalProperties" || k == "not" {
+				out = append(out, x)
+			}
+		case []any:
+			if k == "oneOf" || k == "anyOf" || k == "allOf" {
+				for _, b := range x {
+					out = append(out, b.(map[string]any))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sorted is m's keys, sorted: the definitions are numbered in one order.
+func sorted(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func canon(s map[string]any) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
