@@ -30,11 +30,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -143,12 +143,7 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 		}
 	}
 	out := map[string]any{}
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(s) {
 		v := s[k]
 		switch {
 		case k == "required" && c.crd && s["properties"] != nil:
@@ -222,7 +217,7 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 				}
 			}
 			conv := map[string]any{}
-			for _, name := range sorted(props) {
+			for _, name := range sortedKeys(props) {
 				ps, ok := props[name].(map[string]any)
 				if !ok {
 					return nil, fmt.Errorf("%s: property %s is no schema", where(path), name)
@@ -379,10 +374,10 @@ func FromCRD(file, version string) (kind string, s Schema, skipped int, err erro
 		if props == nil {
 			return "", Schema{}, 0, fmt.Errorf("%s: %s has no properties", file, version)
 		}
-		props = maps(props)
+		props = clone(props)
 		delete(props, "status")
 		delete(props, "metadata")
-		root = maps(root)
+		root = clone(root)
 		root["properties"] = props
 		c := &converter{crd: true}
 		js, err := c.node(root, "", nil, false, false)
@@ -395,7 +390,8 @@ func FromCRD(file, version string) (kind string, s Schema, skipped int, err erro
 	return "", Schema{}, 0, fmt.Errorf("%s: no version %s", file, version)
 }
 
-func maps(m map[string]any) map[string]any {
+// clone is a shallow copy of m.
+func clone(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v
@@ -503,7 +499,7 @@ func strings2(v any) []string {
 			out = append(out, s)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -636,13 +632,11 @@ func formatted(path, src string) ([]byte, error) {
 	return format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
 }
 
-// sortedKeys is m's keys, sorted.
+// sortedKeys is m's keys, sorted: what is generated comes out in one order.
+// (Never nil: an empty list is written [].)
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(keys)
 	return keys
 }
 
@@ -688,13 +682,13 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 			refs[id] = true
 			return map[string]any{"$ref": "#/definitions/" + id}
 		}
-		out := maps(s)
-		for _, k := range sorted(s) {
+		out := clone(s)
+		for _, k := range sortedKeys(s) {
 			switch x := s[k].(type) {
 			case map[string]any:
 				if k == "properties" {
 					props := map[string]any{}
-					for _, name := range sorted(x) {
+					for _, name := range sortedKeys(x) {
 						props[name] = replace(x[name].(map[string]any), false, refs)
 					}
 					out[k] = props
@@ -750,13 +744,9 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 	var b strings.Builder
 	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target.\n")
 	b.WriteString("definitions := {\n")
-	for _, id := range slices.SortedFunc(func(yield func(string) bool) {
-		for id := range defs {
-			if !yield(id) {
-				return
-			}
-		}
-	}, func(a, b string) int { return cmpID(a, b) }) {
+	order := sortedKeys(defs)
+	slices.SortFunc(order, cmpID)
+	for _, id := range order {
 		j, err := text(defs[id])
 		if err != nil {
 			return nil, "", err
@@ -809,16 +799,6 @@ func children(s map[string]any) []map[string]any {
 		}
 	}
 	return out
-}
-
-// sorted is m's keys, sorted: the definitions are numbered in one order.
-func sorted(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func canon(s map[string]any) string {
