@@ -148,6 +148,22 @@ test_update_step_fails_first_on_its_schema if {
 	contains(finding.message, `On Kargo v1.6.0 the promotion does not get that far: it fails first at step "step-0" (argocd-update), on its config (unsupported-field).`)
 }
 
+# Every step before the update that fails on its config is named: the first,
+# where the promotion stops, and the others, which fail once it is fixed.
+test_every_earlier_failing_step_named if {
+	steps := [
+		{"uses": "git-clone", "as": "clone", "config": {"repoURL": f.repo, "checkout": {"branch": "main"}}},
+		{"uses": "git-commit", "as": "commit", "config": {"path": "./out", "messageFromSteps": ["msg"]}},
+		{"uses": "argocd-update", "config": {"apps": [{"name": "dev"}]}},
+	]
+	some finding in rule.report with input as f.estate([bare("dev"), f.stage_steps("dev", steps)])
+	contains(finding.message, concat(" ", [
+		`it fails first at step "clone" (git-clone), on its config (invalid-step-config);`,
+		`after it, step "commit" (git-commit) fails on its config too (invalid-step-config).`,
+		`Once those are fixed, it fails here with`,
+	]))
+}
+
 # A failing step after the update does not come first.
 test_later_step_does_not_come_first if {
 	steps := [
