@@ -33,6 +33,25 @@ import (
 // expression).
 const fnCacheLimit = 4096
 
+// Most functions of the model are called once for each argument (a Stage's
+// record, a step's env, a value's substitution): their results are put in
+// the cache and never read, and keying them (hashing every argument, a hash
+// map a level) was 7% of the CPU of a pass. So the cache counts, per
+// function, the calls it is asked about and those it answers, probeCalls
+// calls at a time: a function none of whose last probeCalls calls was
+// answered is evaluated without the cache (neither looked up nor kept) for
+// its next skipCalls calls, then probed again, so a function whose calls
+// start repeating themselves is cached again. Which functions those are
+// depends on the estate alone, so a run is as deterministic as before, and a
+// call evaluated again gives the same result.
+const (
+	probeCalls = 512
+	skipCalls  = 8 * probeCalls
+)
+
+// maxSites bounds how many call sites the cache remembers the function of.
+const maxSites = 1 << 14
+
 // boundedCache is a topdown.VirtualCache keeping every rule value and, per
 // frame, at most limit function results. Not safe for concurrent use: one
 // per evaluation.
@@ -40,6 +59,43 @@ type boundedCache struct {
 	rules topdown.VirtualCache
 	fns   []fnFrame
 	limit int
+	// sites maps a call's function term (one per call site of the compiled
+	// policies) to its function's counts, byName each function to them.
+	sites  map[*ast.Term]*fnCalls
+	byName map[string]*fnCalls
+}
+
+// fnCalls counts a function's calls the cache was asked about and answered
+// in the current probe, or, while the function is not cached (off), the
+// calls skipped.
+type fnCalls struct {
+	asked, answered, skipped int
+	off                      bool
+}
+
+// cached reports whether a call of the function is to be looked up and kept,
+// counting it.
+func (f *fnCalls) cached() bool {
+	if !f.off {
+		return true
+	}
+	if f.skipped++; f.skipped < skipCalls {
+		return false
+	}
+	*f = fnCalls{}
+	return true
+}
+
+// probed counts a call the cache was asked about, and whether it answered.
+func (f *fnCalls) probed(answered bool) {
+	f.asked++
+	if answered {
+		f.answered++
+	}
+	if f.asked < probeCalls {
+		return
+	}
+	*f = fnCalls{off: f.answered == 0}
 }
 
 // fnFrame is one frame's function results: the newer generation, how many
@@ -56,7 +112,10 @@ func newBoundedCache(limit int) topdown.VirtualCache {
 	if limit < 0 {
 		return topdown.NewVirtualCache()
 	}
-	return &boundedCache{rules: topdown.NewVirtualCache(), fns: []fnFrame{{cache: topdown.NewVirtualCache()}}, limit: limit}
+	return &boundedCache{
+		rules: topdown.NewVirtualCache(), fns: []fnFrame{{cache: topdown.NewVirtualCache()}}, limit: limit,
+		sites: map[*ast.Term]*fnCalls{}, byName: map[string]*fnCalls{},
+	}
 }
 
 // isCall reports whether a cache key is a function call's (the function's
@@ -91,15 +150,37 @@ func (c *boundedCache) Get(ref ast.Ref) (*ast.Term, bool) {
 	}
 	// A cache says (nil, true) of a call it knows to be undefined, (nil,
 	// false) of one it does not know.
+	calls := c.calls(ref)
+	if !calls.cached() {
+		return nil, false
+	}
 	top := &c.fns[len(c.fns)-1]
-	if v, undefined := top.cache.Get(ref); v != nil || undefined || top.older == nil {
-		return v, undefined
+	v, undefined := top.cache.Get(ref)
+	if v == nil && !undefined && top.older != nil {
+		if v, undefined = top.older.Get(ref); v != nil || undefined {
+			c.put(top, ref, v)
+		}
 	}
-	v, undefined := top.older.Get(ref)
-	if v != nil || undefined {
-		c.put(top, ref, v)
-	}
+	calls.probed(v != nil || undefined)
 	return v, undefined
+}
+
+// calls returns the counts of the function ref calls.
+func (c *boundedCache) calls(ref ast.Ref) *fnCalls {
+	site := ref[0]
+	if f, ok := c.sites[site]; ok {
+		return f
+	}
+	name := site.Value.String()
+	f, ok := c.byName[name]
+	if !ok {
+		f = &fnCalls{}
+		c.byName[name] = f
+	}
+	if len(c.sites) < maxSites {
+		c.sites[site] = f
+	}
+	return f
 }
 
 func (c *boundedCache) Put(ref ast.Ref, value *ast.Term) {
@@ -107,7 +188,7 @@ func (c *boundedCache) Put(ref ast.Ref, value *ast.Term) {
 		c.rules.Put(ref, value)
 		return
 	}
-	if c.limit == 0 {
+	if c.limit == 0 || c.calls(ref).off {
 		return
 	}
 	c.put(&c.fns[len(c.fns)-1], ref, value)

@@ -196,3 +196,39 @@ func TestBoundedCacheEvaluations(t *testing.T) {
 		})
 	}
 }
+
+// A function none of whose probeCalls calls the cache answered is evaluated
+// without it (never looked up, never kept) for skipCalls calls, then probed
+// again; a function whose calls are answered stays cached.
+func TestBoundedCacheSkipsUnansweredFunctions(t *testing.T) {
+	c := newBoundedCache(fnCacheLimit).(*boundedCache)
+	f := ast.RefTerm(ast.VarTerm("data"), ast.StringTerm("lib"), ast.StringTerm("f"))
+	g := ast.RefTerm(ast.VarTerm("data"), ast.StringTerm("lib"), ast.StringTerm("g"))
+	call := func(fn *ast.Term, arg int) ast.Ref { return ast.Ref{fn, ast.IntNumberTerm(arg)} }
+	for i := range probeCalls {
+		if v, _ := c.Get(call(f, i)); v != nil {
+			t.Fatalf("f(%d) answered before it was put", i)
+		}
+		c.Put(call(f, i), ast.IntNumberTerm(i))
+		c.Get(call(g, 0))
+		c.Put(call(g, 0), ast.IntNumberTerm(0))
+	}
+	// f(0) was kept, but f is no longer looked up.
+	if v, _ := c.Get(call(f, 0)); v != nil {
+		t.Errorf("f(0) = %v after %d calls none of which was answered, want f evaluated without the cache", v, probeCalls)
+	}
+	c.Put(call(f, -1), ast.IntNumberTerm(-1))
+	if v, _ := c.fns[0].cache.Get(call(f, -1)); v != nil {
+		t.Errorf("f(-1) kept while f is not cached")
+	}
+	if v, _ := c.Get(call(g, 0)); v == nil || v.Value.Compare(ast.Number("0")) != 0 {
+		t.Errorf("g(0) = %v, want 0: g's calls are answered", v)
+	}
+	// After skipCalls calls f is probed again: a call found is answered.
+	for range skipCalls - 2 {
+		c.Get(call(f, 0))
+	}
+	if v, _ := c.Get(call(f, 0)); v == nil || v.Value.Compare(ast.Number("0")) != 0 {
+		t.Errorf("f(0) = %v after %d skipped calls, want f probed again and f(0) found", v, skipCalls)
+	}
+}

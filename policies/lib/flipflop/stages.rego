@@ -295,8 +295,12 @@ resolved("false") := "no"
 
 resolved(v) := "unknown" if not v in {"true", "false"}
 
-# value substitutes a step's env into a config value.
-value(step, v) := expr.subst(v, step.env)
+# value substitutes a step's env into a config value: expr.subst, called
+# only for a string that holds an expression (most hold none).
+value(step, v) := expr.subst(v, step.env) if {
+	is_string(v)
+	contains(v, "${{")
+} else := v
 
 # all_steps lists every promotion step of records[i], inflated as the model's
 # steps are (for tools that show or edit a promotion; the rules read only

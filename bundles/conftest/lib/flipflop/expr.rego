@@ -10,10 +10,11 @@ package lib.flipflop.expr
 # has_expr reports whether s still holds an expression (`${{ }}` or `${% %}`).
 has_expr(s) if contains(s, "${")
 
-# known reports whether s is a string without expressions.
+# known reports whether s is a string without expressions (has_expr, written
+# out: it is called for most values the model reads).
 known(s) if {
 	is_string(s)
-	not has_expr(s)
+	not contains(s, "${")
 }
 
 # is_known is known as a value: true or false, never undefined.
@@ -117,7 +118,7 @@ last_values(defs) := object.union_n([object.union({}, {d.name: [d.value]}) |
 
 has_expr_value(v) if {
 	is_string(v)
-	has_expr(v)
+	contains(v, "${")
 }
 
 null_value(d) if object.get(d, "value", null) == null
