@@ -47,6 +47,15 @@ digest_analysis := {"findings": all_findings, "model": view.detailed, "detailed"
 
 # rule_findings are the findings of every rule, or, when the settings limit
 # the run to some rules, of those only (the others are not evaluated).
+# invalid-object's come first: its validation converts every object (to Go
+# values, through JSON and back) while the model holds little yet, so those
+# copies and the model's values are never live at once (peak memory on the
+# 10k estate 1.14x -> 1.04x of what it was before the validation, issue 43).
+rule_findings contains f if {
+	count(selection.packages) == 0
+	some f in data.lib.flipflop.rules.invalid_object.report
+}
+
 rule_findings contains f if {
 	count(selection.packages) == 0
 	some name
