@@ -188,33 +188,19 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 			if !ok {
 				return nil, fmt.Errorf("%s: properties is no object", where(path))
 			}
+			// A CRD's required field with a default is never missing: the API
+			// server sets the default before it validates.
 			required := map[string]bool{}
+			var still []any
 			for _, r := range strings2(s["required"]) {
-				required[r] = true
-			}
-			if c.crd {
-				// The API server sets a field's default before it validates,
-				// so a required field with one is never missing.
-				var still []any
-				for _, r := range strings2(s["required"]) {
-					if p, ok := props[r].(map[string]any); ok {
-						if _, ok := p["default"]; ok {
-							continue
-						}
-					}
+				p, _ := props[r].(map[string]any)
+				if _, defaulted := p["default"]; !c.crd || !defaulted {
+					required[r] = true
 					still = append(still, r)
 				}
-				required = map[string]bool{}
-				for _, r := range still {
-					required[r.(string)] = true
-				}
-				if _, ok := s["required"]; ok {
-					if len(still) == 0 {
-						delete(out, "required")
-					} else {
-						out["required"] = still
-					}
-				}
+			}
+			if c.crd && len(still) > 0 {
+				out["required"] = still
 			}
 			conv := map[string]any{}
 			for _, name := range sortedKeys(props) {
@@ -657,14 +643,12 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 	var count func(s map[string]any)
 	count = func(s map[string]any) {
 		counts[canon(s)]++
-		for _, c := range children(s) {
-			count(c)
-		}
+		mapChildren(s, func(c map[string]any) map[string]any { count(c); return c })
 	}
 	for _, s := range schemas {
 		count(s.JSON)
 	}
-	defs := map[string]any{}
+	var defs []any // definition "d<i>" is defs[i]
 	uses := map[string][]string{}
 	ids := map[string]string{}
 	var replace func(s map[string]any, top bool, refs map[string]bool) map[string]any
@@ -673,39 +657,18 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 		if !top && counts[c] > 1 && len(c) >= minShared {
 			id, ok := ids[c]
 			if !ok {
-				id = fmt.Sprintf("d%d", len(ids))
+				n := len(defs)
+				id = fmt.Sprintf("d%d", n)
 				ids[c] = id
+				defs = append(defs, nil)
 				inner := map[string]bool{}
-				defs[id] = replace(s, true, inner)
+				defs[n] = replace(s, true, inner)
 				uses[id] = sortedKeys(inner)
 			}
 			refs[id] = true
 			return map[string]any{"$ref": "#/definitions/" + id}
 		}
-		out := clone(s)
-		for _, k := range sortedKeys(s) {
-			switch x := s[k].(type) {
-			case map[string]any:
-				if k == "properties" {
-					props := map[string]any{}
-					for _, name := range sortedKeys(x) {
-						props[name] = replace(x[name].(map[string]any), false, refs)
-					}
-					out[k] = props
-				} else if k == "items" || k == "additionalProperties" || k == "not" {
-					out[k] = replace(x, false, refs)
-				}
-			case []any:
-				if k == "oneOf" || k == "anyOf" || k == "allOf" {
-					var list []any
-					for _, b := range x {
-						list = append(list, replace(b.(map[string]any), false, refs))
-					}
-					out[k] = list
-				}
-			}
-		}
-		return out
+		return mapChildren(s, func(c map[string]any) map[string]any { return replace(c, false, refs) })
 	}
 	for _, s := range schemas {
 		refs := map[string]bool{}
@@ -744,25 +707,15 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 	var b strings.Builder
 	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target.\n")
 	b.WriteString("definitions := {\n")
-	order := sortedKeys(defs)
-	slices.SortFunc(order, cmpID)
-	for _, id := range order {
-		j, err := text(defs[id])
+	for i, d := range defs {
+		j, err := text(d)
 		if err != nil {
 			return nil, "", err
 		}
-		fmt.Fprintf(&b, "\t%q: %s,\n", id, j)
+		fmt.Fprintf(&b, "\t\"d%d\": %s,\n", i, j)
 	}
 	b.WriteString("}\n")
 	return entries, b.String(), nil
-}
-
-// cmpID orders definition ids by their number.
-func cmpID(a, b string) int {
-	var x, y int
-	fmt.Sscanf(a, "d%d", &x)
-	fmt.Sscanf(b, "d%d", &y)
-	return x - y
 }
 
 // text is v as JSON, keys sorted and nothing escaped that JSON does not
@@ -777,24 +730,30 @@ func text(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// children are the subschemas of s.
-func children(s map[string]any) []map[string]any {
-	var out []map[string]any
-	for k, v := range s {
-		switch x := v.(type) {
+// mapChildren returns a copy of s with each of its subschemas c (a
+// property's, items, additionalProperties, not, a combinator's branch)
+// replaced by f(c), in the order of s's sorted keys.
+func mapChildren(s map[string]any, f func(c map[string]any) map[string]any) map[string]any {
+	out := clone(s)
+	for _, k := range sortedKeys(s) {
+		switch x := s[k].(type) {
 		case map[string]any:
 			if k == "properties" {
-				for _, p := range x {
-					out = append(out, p.(map[string]any))
+				props := map[string]any{}
+				for _, name := range sortedKeys(x) {
+					props[name] = f(x[name].(map[string]any))
 				}
+				out[k] = props
 			} else if k == "items" || k == "additionalProperties" || k == "not" {
-				out = append(out, x)
+				out[k] = f(x)
 			}
 		case []any:
 			if k == "oneOf" || k == "anyOf" || k == "allOf" {
+				list := make([]any, 0, len(x))
 				for _, b := range x {
-					out = append(out, b.(map[string]any))
+					list = append(list, f(b.(map[string]any)))
 				}
+				out[k] = list
 			}
 		}
 	}
