@@ -48,7 +48,7 @@ reported_elsewhere := {where: {f.field | some f in config.argocd_update_fields; 
 # var's name, uses: ""), problems as for "expression".
 invalid := array.concat(array.concat(array.concat(schema_invalid, expression_invalid), output_invalid), var_invalid)
 
-schema_invalid := [object.union(written(e.ref, e.i, e.step, e.steps), {"stage": e.stage, "task": e.task, "kind": "schema", "problems": ps}) |
+schema_invalid := [object.union(written(e.list, e.i, e.step), {"kind": "schema", "problems": ps}) |
 	some j in {j | some [j, _] in schema_problems}
 	e := written_steps[j]
 	ps := [p | some [j2, p] in schema_problems; j2 == j]
@@ -57,25 +57,14 @@ schema_invalid := [object.union(written(e.ref, e.i, e.step, e.steps), {"stage": 
 # written_steps are the steps as written (a Stage's own, then the tasks')
 # whose config the release followed has a schema for, each with who runs it
 # and its config (absent: {}; a config that is no object is invalid-object's).
-written_steps := array.concat(
-	[{"ref": r.ref, "stage": r.key, "task": "", "steps": stages.stage_steps, "i": i, "step": s, "config": c} |
-		applies
-		some l in stage_lists
-		some i, s in l.steps
-		step_schemas[s.uses]
-		c := object.get(s, "config", {})
-		is_object(c)
-		r := stages.records[l.j]
-	],
-	[{"ref": l.task.ref, "stage": "", "task": l.task.key, "steps": stages.task_steps, "i": i, "step": s, "config": c} |
-		applies
-		some l in task_lists
-		some i, s in l.steps
-		step_schemas[s.uses]
-		c := object.get(s, "config", {})
-		is_object(c)
-	],
-)
+written_steps := [{"list": {"who": l.who, "at": l.at}, "i": i, "step": s, "config": c} |
+	applies
+	some l in step_lists
+	some i, s in l.steps
+	step_schemas[s.uses]
+	c := object.get(s, "config", {})
+	is_object(c)
+]
 
 # step_schemas are the step config schemas of the release followed.
 step_schemas := {uses: schemas.configs[uses][i] | some uses, i in object.get(schemas.steps, minor, {})}
@@ -145,23 +134,13 @@ field_of(path) := validation.dotted(path) if count(path) > 0
 # expression_invalid: the steps with an expression Kargo cannot parse. The
 # steps of a Stage or task are read one by one only when their JSON is
 # suspect (a few evaluations for all of them).
-expression_invalid := array.concat(
-	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "expression", "problems": ps}) |
-		some l in stage_lists
-		expr_syntax.suspect_json(l.text)
-		some i, s in l.steps
-		ps := expression_problems(s)
-		count(ps) > 0
-		r := stages.records[l.j]
-	],
-	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "expression", "problems": ps}) |
-		some l in task_lists
-		expr_syntax.suspect_json(l.text)
-		some i, s in l.steps
-		ps := expression_problems(s)
-		count(ps) > 0
-	],
-)
+expression_invalid := [object.union(written(l, i, s), {"kind": "expression", "problems": ps}) |
+	some l in step_lists
+	expr_syntax.suspect_json(l.text)
+	some i, s in l.steps
+	ps := expression_problems(s)
+	count(ps) > 0
+]
 
 # var_invalid: the vars of a Stage or task with an expression Kargo cannot
 # parse. A Promotion's vars are a Stage's spec.vars, then its
@@ -222,18 +201,22 @@ promotion_var_names(obj) := {v.name |
 	v.value != ""
 }
 
-# stage_lists and task_lists are the step lists as written, read once for the
-# three checks, each with its JSON text, marshalled once for the expression
-# and the output checks (whose first pass each reads the text only).
-stage_lists := [{"j": j, "steps": steps, "text": json.marshal(steps)} |
-	some j, o in objects.stages
-	steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
-]
-
-task_lists := [{"task": t, "steps": steps, "text": json.marshal(steps)} |
-	some t in stages.task_objects
-	steps := objects.array_at(t.obj, ["spec", "steps"])
-]
+# step_lists are the step lists as written (the Stages', then the tasks'),
+# read once for the three checks, each with who runs it (who: its ref, and
+# the key of its Stage or task), where it is (at) and its JSON text,
+# marshalled once for the expression and the output checks (whose first
+# pass each reads the text only).
+step_lists := array.concat(
+	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": stages.stage_steps, "steps": steps, "text": json.marshal(steps)} |
+		some j, o in objects.stages
+		steps := objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
+		r := stages.records[j]
+	],
+	[{"who": {"ref": t.ref, "stage": "", "task": t.key}, "at": stages.task_steps, "steps": steps, "text": json.marshal(steps)} |
+		some t in stages.task_objects
+		steps := objects.array_at(t.obj, ["spec", "steps"])
+	],
+)
 
 # expression_problems are a step's strings Kargo evaluates (its config's
 # values, never its keys; its if: condition; its vars' values) whose
@@ -284,25 +267,14 @@ pr_number_steps := {"git-wait-for-pr", "git-merge-pr"}
 # outputs['<alias>'].pr.id, task.outputs...) that the version followed does
 # not have: the number is null (or reading it fails), and Kargo fails the
 # step. Only lists whose JSON names such an output are read step by step.
-output_invalid := array.concat(
-	[object.union(written(r.ref, i, s, stages.stage_steps), {"stage": r.key, "task": "", "kind": "output", "problems": ps}) |
-		count(lacking_outputs) > 0
-		some l in stage_lists
-		regex.match(`prNumber|\.pr\.id`, l.text)
-		some i, s in l.steps
-		ps := output_problems(s, l.steps)
-		count(ps) > 0
-		r := stages.records[l.j]
-	],
-	[object.union(written(l.task.ref, i, s, stages.task_steps), {"stage": "", "task": l.task.key, "kind": "output", "problems": ps}) |
-		count(lacking_outputs) > 0
-		some l in task_lists
-		regex.match(`prNumber|\.pr\.id`, l.text)
-		some i, s in l.steps
-		ps := output_problems(s, l.steps)
-		count(ps) > 0
-	],
-)
+output_invalid := [object.union(written(l, i, s), {"kind": "output", "problems": ps}) |
+	count(lacking_outputs) > 0
+	some l in step_lists
+	regex.match(`prNumber|\.pr\.id`, l.text)
+	some i, s in l.steps
+	ps := output_problems(s, l.steps)
+	count(ps) > 0
+]
 
 output_problems(s, steps) := [p |
 	s.uses in pr_number_steps
@@ -322,10 +294,11 @@ format_segment(x) := sprintf("%d", [x]) if is_number(x)
 
 else := x
 
-written(ref, i, s, steps) := {
-	"ref": ref, "index": i, "alias": object.get(s, "as", sprintf("step-%d", [i])), "uses": s.uses,
-	"path": sprintf("%s/%d", [steps, i]),
-}
+# written is step s, the i-th of step list l, as a finding names it.
+written(l, i, s) := object.union(l.who, {
+	"index": i, "alias": object.get(s, "as", sprintf("step-%d", [i])), "uses": s.uses,
+	"path": sprintf("%s/%d", [l.at, i]),
+})
 
 # failing_stages are the Stages whose promotions always fail at a step whose
 # config the schema rejects: their own steps', and those of the tasks they run.
@@ -334,11 +307,13 @@ failing_stages contains w.stage if {
 	w.stage != ""
 }
 
+# A task's step fails every Stage that runs the task; a task's var, those
+# that do not set the var themselves.
 failing_stages contains r.key if {
 	some w in invalid
 	w.task != ""
-	w.kind != "var"
 	some j, o in objects.stages
+	not sets_var(o.obj, w)
 	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
 	stages.is_task(s)
 	r := stages.records[j]
@@ -346,16 +321,7 @@ failing_stages contains r.key if {
 	t.key == w.task
 }
 
-# A task's var fails the Stages that run the task and do not set the var.
-failing_stages contains r.key if {
-	some w in invalid
+sets_var(obj, w) if {
 	w.kind == "var"
-	w.task != ""
-	some j, o in objects.stages
-	not w.alias in promotion_var_names(o.obj)
-	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
-	stages.is_task(s)
-	r := stages.records[j]
-	some t in stages.task_for(s.task, r.ctx)
-	t.key == w.task
+	w.alias in promotion_var_names(obj)
 }

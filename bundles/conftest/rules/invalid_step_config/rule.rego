@@ -90,77 +90,55 @@ import data.lib.flipflop.step_configs
 
 report contains finding if {
 	some w in step_configs.invalid
+	some m in said(w, config.kargo_text)
+	finding := result.fail(
+		rego.metadata.chain(),
+		m.message,
+		result.refs([w.ref]),
+		concat("|", array.concat([w.ref.kind, key(w), w.path], m.key)),
+		result.about([], stages_of(w), [], [], []),
+		object.union(subject(w), {"path": w.path, "problems": m.problems, "kargoVersion": config.kargo_text, "kind": w.kind}),
+	)
+}
+
+# said is what the findings about invalid step or var w say, Kargo version
+# being the one followed: each one's message, the problems it lists and what
+# its key adds (an output's finding is one per output read).
+said(w, version) := [{"key": [], "problems": w.problems, "message": sprintf(
+	concat(" ", [
+		"%s %s step %q (%s) does not meet %s: %s.",
+		"Kargo validates a step's config when a Promotion runs it, so every promotion %s fails at this step.",
+	]),
+	[owner(w), w.uses, w.alias, w.path, schema_name(w.uses), concat("; ", [text(p) | some p in w.problems]), who(w)],
+)}] if {
 	w.kind == "schema"
-	finding := result.fail(
-		rego.metadata.chain(),
-		sprintf(
-			concat(" ", [
-				"%s %s step %q (%s) does not meet %s: %s.",
-				"Kargo validates a step's config when a Promotion runs it, so every promotion %s fails at this step.",
-			]),
-			[owner(w), w.uses, w.alias, w.path, schema_name(w.uses), concat("; ", [text(p) | some p in w.problems]), who(w)],
-		),
-		result.refs([w.ref]),
-		sprintf("%s|%s|%s", [w.ref.kind, key(w), w.path]),
-		result.about([], stages_of(w), [], [], []),
-		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "schema"},
-	)
-}
-
-report contains finding if {
-	some w in step_configs.invalid
+} else := [{"key": ["expression"], "problems": w.problems, "message": sprintf(
+	concat(" ", [
+		"%s %s step %q (%s) holds an expression Kargo %s cannot parse: %s.",
+		"Kargo compiles a step's expressions when a Promotion runs it, so every promotion %s fails at this step.",
+	]),
+	[owner(w), w.uses, w.alias, w.path, version, concat("; ", [expression_text(p) | some p in w.problems]), who(w)],
+)}] if {
 	w.kind == "expression"
-	finding := result.fail(
-		rego.metadata.chain(),
-		sprintf(
-			concat(" ", [
-				"%s %s step %q (%s) holds an expression Kargo %s cannot parse: %s.",
-				"Kargo compiles a step's expressions when a Promotion runs it, so every promotion %s fails at this step.",
-			]),
-			[owner(w), w.uses, w.alias, w.path, config.kargo_text, concat("; ", [expression_text(p) | some p in w.problems]), who(w)],
-		),
-		result.refs([w.ref]),
-		sprintf("%s|%s|%s|expression", [w.ref.kind, key(w), w.path]),
-		result.about([], stages_of(w), [], [], []),
-		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "expression"},
-	)
-}
-
-report contains finding if {
-	some w in step_configs.invalid
-	w.kind == "output"
+} else := [{"key": ["output", p.output], "problems": [p], "message": sprintf(
+	concat(" ", [
+		"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
+		"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.",
+	]),
+	[owner(w), w.uses, w.alias, w.path, p.output, p.alias, version, config.history(p), p.instead, who(w)],
+)} |
 	some p in w.problems
-	finding := result.fail(
-		rego.metadata.chain(),
-		sprintf(
-			concat(" ", [
-				"%s %s step %q (%s) takes the pull request's number from %s of git-open-pr step %q, an output Kargo %s does not have (%s; read %s).",
-				"The number is then null, which the step's schema rejects, so every promotion %s fails at this step.",
-			]),
-			[owner(w), w.uses, w.alias, w.path, p.output, p.alias, config.kargo_text, config.history(p), p.instead, who(w)],
-		),
-		result.refs([w.ref]),
-		sprintf("%s|%s|%s|output|%s", [w.ref.kind, key(w), w.path, p.output]),
-		result.about([], stages_of(w), [], [], []),
-		{"step": w.alias, "uses": w.uses, "path": w.path, "problems": [p], "kargoVersion": config.kargo_text, "kind": "output"},
-	)
-}
+] if {
+	w.kind == "output"
+} else := [{"key": ["var"], "problems": w.problems, "message": sprintf(
+	"%s var %q (%s) holds an expression Kargo %s cannot parse: %s. %s",
+	[owner(w), w.alias, w.path, version, concat("; ", [expression_text(p) | some p in w.problems]), var_effect(w)],
+)}]
 
-report contains finding if {
-	some w in step_configs.invalid
-	w.kind == "var"
-	finding := result.fail(
-		rego.metadata.chain(),
-		sprintf(
-			"%s var %q (%s) holds an expression Kargo %s cannot parse: %s. %s",
-			[owner(w), w.alias, w.path, config.kargo_text, concat("; ", [expression_text(p) | some p in w.problems]), var_effect(w)],
-		),
-		result.refs([w.ref]),
-		sprintf("%s|%s|%s|var", [w.ref.kind, key(w), w.path]),
-		result.about([], stages_of(w), [], [], []),
-		{"var": w.alias, "path": w.path, "problems": w.problems, "kargoVersion": config.kargo_text, "kind": "var"},
-	)
-}
+# subject names the step (or the var) a finding is about.
+subject(w) := {"var": w.alias} if w.kind == "var"
+
+else := {"step": w.alias, "uses": w.uses}
 
 # var_effect says which promotions a var that cannot be parsed fails.
 var_effect(w) := "Kargo evaluates a Promotion's vars whenever a step reads its vars, so every promotion of the Stage fails at its first step." if {
