@@ -79,10 +79,14 @@ str(obj, path) := v if {
 	is_string(v)
 } else := ""
 
-# by_kind groups the objects by kind. A rule, not a comprehension within
-# one: OPA indexes a comprehension in a rule body by the variable it closes
-# over (k), so the objects are read once, not once per kind.
-by_kind[k] := group if {
+# by_kind groups the objects by kind, all kinds at once: OPA indexes a
+# comprehension in a rule body by the variable it closes over (k), so the
+# objects are read once, not once per kind, but only within one evaluation
+# of the rule: each kind looked up by itself (by_kind.Stage) would build the
+# index again (80,000 evaluations on a 10,000-object estate, 10,000 this way).
+by_kind := {k: group | some k, group in kind_groups}
+
+kind_groups[k] := group if {
 	some k, _ in read_kinds
 	group := [o | some o in docs; o.ref.kind == k]
 }
