@@ -308,18 +308,30 @@ failing_stages contains w.stage if {
 }
 
 # A task's step fails every Stage that runs the task; a task's var, those
-# that do not set the var themselves.
-failing_stages contains r.key if {
-	some w in invalid
-	w.task != ""
+# that do not set the var themselves. Joined by task key: the Stages' task
+# steps are read once, not once per invalid task step.
+failing_stages contains stage if {
+	count(invalid_by_task) > 0
+	some [j, task] in stage_tasks
+	some w in invalid_by_task[task]
+	not sets_var(objects.stages[j].obj, w)
+	stage := stages.records[j].key
+}
+
+# invalid_by_task groups the invalid steps and vars of tasks by the task's key.
+invalid_by_task := {key: ws |
+	some key in {w.task | some w in invalid; w.task != ""}
+	ws := [w | some w in invalid; w.task == key]
+}
+
+# stage_tasks are [index in objects.stages, task key] for every task a
+# Stage's task steps run.
+stage_tasks := [[j, t.key] |
 	some j, o in objects.stages
-	not sets_var(o.obj, w)
 	some s in objects.array_at(o.obj, ["spec", "promotionTemplate", "spec", "steps"])
 	stages.is_task(s)
-	r := stages.records[j]
-	some t in stages.task_for(s.task, r.ctx)
-	t.key == w.task
-}
+	some t in stages.task_for(s.task, stages.records[j].ctx)
+]
 
 sets_var(obj, w) if {
 	w.kind == "var"
