@@ -8,12 +8,13 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 )
 
 // FromGit reads the step config schemas of Kargo release version from a Git
 // repository of Kargo (gitDir, a clone or a bare mirror) at the release's tag,
 // and returns them bundled (Steps) with the commit the tag names. Only the
-// schema directory's JSON files are read, into a temporary directory.
+// schema directory's JSON files are read (into memory).
 func FromGit(gitDir, version string) (map[string]Schema, string, error) {
 	commit, err := git(gitDir, "rev-parse", "--verify", version+"^{commit}")
 	if err != nil {
@@ -25,11 +26,7 @@ func FromGit(gitDir, version string) (map[string]Schema, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	tmp, err := os.MkdirTemp("", "kargo-schemas-")
-	if err != nil {
-		return nil, "", err
-	}
-	defer os.RemoveAll(tmp)
+	files := fstest.MapFS{}
 	for _, f := range strings.Fields(list) {
 		if path.Ext(f) != ".json" {
 			continue
@@ -38,11 +35,9 @@ func FromGit(gitDir, version string) (map[string]Schema, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		if err := os.WriteFile(filepath.Join(tmp, path.Base(f)), []byte(body), 0o644); err != nil {
-			return nil, "", err
-		}
+		files[path.Base(f)] = &fstest.MapFile{Data: []byte(body)}
 	}
-	steps, err := Steps(tmp)
+	steps, err := Steps(files)
 	if err != nil {
 		return nil, "", fmt.Errorf("kargo %s: %w", version, err)
 	}

@@ -30,9 +30,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -128,9 +129,6 @@ type converter struct {
 	crd      bool
 	refs     *resolver
 	patterns []Site
-	// skipped counts what a CRD holds that no JSON schema can say: CEL rules
-	// (x-kubernetes-validations), which the API server runs.
-	skipped int
 }
 
 // node converts schema s at path. nullable: the value may be null (a CRD
@@ -160,7 +158,7 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 				out["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
 			}
 		case k == "x-kubernetes-validations" && c.crd:
-			c.skipped++
+			// CEL rules, which the API server runs: no JSON schema says them.
 		case k == "pattern":
 			p, ok := v.(string)
 			if !ok {
@@ -331,11 +329,11 @@ var objectMeta = map[string]any{"type": []any{"object", "null"}, "properties": m
 // FromCRD reads the CRD manifest at file and converts the schema of its
 // version (v1alpha1) for validating objects as written: metadata is
 // ObjectMeta's part the model reads, and status, the controller's, is left
-// out. It also returns the kind and how many CEL rules it could not convert.
-func FromCRD(file, version string) (kind string, s Schema, skipped int, err error) {
+// out. It also returns the kind.
+func FromCRD(file, version string) (kind string, s Schema, err error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", Schema{}, 0, err
+		return "", Schema{}, err
 	}
 	var crd struct {
 		Spec struct {
@@ -349,7 +347,7 @@ func FromCRD(file, version string) (kind string, s Schema, skipped int, err erro
 		}
 	}
 	if err := yaml.Unmarshal(b, &crd); err != nil {
-		return "", Schema{}, 0, fmt.Errorf("%s: %w", file, err)
+		return "", Schema{}, fmt.Errorf("%s: %w", file, err)
 	}
 	for _, v := range crd.Spec.Versions {
 		if v.Name != version {
@@ -358,48 +356,38 @@ func FromCRD(file, version string) (kind string, s Schema, skipped int, err erro
 		root := v.Schema.OpenAPIV3Schema
 		props, _ := root["properties"].(map[string]any)
 		if props == nil {
-			return "", Schema{}, 0, fmt.Errorf("%s: %s has no properties", file, version)
+			return "", Schema{}, fmt.Errorf("%s: %s has no properties", file, version)
 		}
-		props = clone(props)
+		props = maps.Clone(props)
 		delete(props, "status")
 		delete(props, "metadata")
-		root = clone(root)
+		root = maps.Clone(root)
 		root["properties"] = props
 		c := &converter{crd: true}
 		js, err := c.node(root, "", nil, false, false)
 		if err != nil {
-			return "", Schema{}, 0, fmt.Errorf("%s: %w", file, err)
+			return "", Schema{}, fmt.Errorf("%s: %w", file, err)
 		}
 		js["properties"].(map[string]any)["metadata"] = objectMeta
-		return crd.Spec.Names.Kind, Schema{JSON: js, Patterns: c.patterns}, c.skipped, nil
+		return crd.Spec.Names.Kind, Schema{JSON: js, Patterns: c.patterns}, nil
 	}
-	return "", Schema{}, 0, fmt.Errorf("%s: no version %s", file, version)
-}
-
-// clone is a shallow copy of m.
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return "", Schema{}, fmt.Errorf("%s: no version %s", file, version)
 }
 
 // Steps reads every <step>-config.json of the schema directory dir and
 // returns each step's schema (its uses: the file name without
 // -config.json), its $refs resolved in place.
-func Steps(dir string) (map[string]Schema, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*-config.json"))
+func Steps(dir fs.FS) (map[string]Schema, error) {
+	files, err := fs.Glob(dir, "*-config.json")
 	if err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no step config schemas in %s", dir)
+		return nil, fmt.Errorf("no step config schemas")
 	}
 	r := &resolver{dir: dir, docs: map[string]map[string]any{}}
 	out := map[string]Schema{}
-	for _, f := range files {
-		name := filepath.Base(f)
+	for _, name := range files {
 		doc, err := r.load(name)
 		if err != nil {
 			return nil, err
@@ -415,7 +403,7 @@ func Steps(dir string) (map[string]Schema, error) {
 }
 
 type resolver struct {
-	dir  string
+	dir  fs.FS
 	docs map[string]map[string]any
 }
 
@@ -423,7 +411,7 @@ func (r *resolver) load(name string) (map[string]any, error) {
 	if d, ok := r.docs[name]; ok {
 		return d, nil
 	}
-	b, err := os.ReadFile(filepath.Join(r.dir, filepath.Base(name)))
+	b, err := fs.ReadFile(r.dir, path.Base(name))
 	if err != nil {
 		return nil, err
 	}
@@ -559,19 +547,20 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 	// A step's schema changes in few releases: each one is written once, in
 	// configs, and steps names it by its place there.
 	var distinct []Schema
-	at := map[string]map[string]int{}
-	place := map[string]int{}
-	for _, r := range releases {
+	places := map[string][]int{}                // step: its schemas' places in distinct, oldest first
+	seen := map[string]int{}                    // step and schema: its place in places[step]
+	at := make([]map[string]int, len(releases)) // release: step: its place in places[step]
+	for i, r := range releases {
+		at[i] = map[string]int{}
 		for _, name := range sortedKeys(r.Steps) {
-			c := canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
-			if at[name] == nil {
-				at[name] = map[string]int{}
-			}
-			if _, ok := at[name][c]; !ok {
-				at[name][c] = len(at[name])
-				place[fmt.Sprintf("%s %d", name, at[name][c])] = len(distinct)
+			key := name + canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
+			j, ok := seen[key]
+			if !ok {
+				j, seen[key] = len(places[name]), len(places[name])
+				places[name] = append(places[name], len(distinct))
 				distinct = append(distinct, r.Steps[name])
 			}
+			at[i][name] = j
 		}
 	}
 	entries, defs, err = pool(distinct)
@@ -581,10 +570,10 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 	b.WriteString("# configs holds, for each step (its uses), each distinct schema of its config\n")
 	b.WriteString("# over the releases, oldest first.\n")
 	b.WriteString("configs := {\n")
-	for _, name := range sortedKeys(at) {
+	for _, name := range sortedKeys(places) {
 		fmt.Fprintf(&b, "\t%q: [\n", name)
-		for j := range len(at[name]) {
-			fmt.Fprintf(&b, "\t\t{%s},\n", entries[place[fmt.Sprintf("%s %d", name, j)]])
+		for _, k := range places[name] {
+			fmt.Fprintf(&b, "\t\t{%s},\n", entries[k])
 		}
 		b.WriteString("\t],\n")
 	}
@@ -592,11 +581,10 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 	b.WriteString("# steps maps each minor release to each step (its uses) to the place of its\n")
 	b.WriteString("# config's schema in configs.\n")
 	b.WriteString("steps := {\n")
-	for _, r := range releases {
-		parts := make([]string, 0, len(r.Steps))
-		for _, name := range sortedKeys(r.Steps) {
-			c := canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
-			parts = append(parts, fmt.Sprintf("%q: %d", name, at[name][c]))
+	for i, r := range releases {
+		parts := make([]string, 0, len(at[i]))
+		for _, name := range sortedKeys(at[i]) {
+			parts = append(parts, fmt.Sprintf("%q: %d", name, at[i][name]))
 		}
 		fmt.Fprintf(&b, "\t%q: {%s},\n", Minor(r.Version), strings.Join(parts, ", "))
 	}
@@ -734,7 +722,7 @@ func text(v any) (string, error) {
 // property's, items, additionalProperties, not, a combinator's branch)
 // replaced by f(c), in the order of s's sorted keys.
 func mapChildren(s map[string]any, f func(c map[string]any) map[string]any) map[string]any {
-	out := clone(s)
+	out := maps.Clone(s)
 	for _, k := range sortedKeys(s) {
 		switch x := s[k].(type) {
 		case map[string]any:

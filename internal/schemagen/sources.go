@@ -2,6 +2,7 @@ package schemagen
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/flipflop-dev/flipflop/internal/upstream"
@@ -27,7 +28,7 @@ func Kinds() ([]Kind, error) {
 		if err != nil {
 			return nil, err
 		}
-		kind, s, _, err := FromCRD(filepath.Join(dir, filepath.FromSlash(f.file)), "v1alpha1")
+		kind, s, err := FromCRD(filepath.Join(dir, filepath.FromSlash(f.file)), "v1alpha1")
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +50,7 @@ func ReleaseOf(gitDir, v string) (Release, error) {
 		if err != nil {
 			return Release{}, err
 		}
-		steps, err := Steps(filepath.Join(dir, SchemaDirOf(v)))
+		steps, err := Steps(os.DirFS(filepath.Join(dir, SchemaDirOf(v))))
 		if err != nil {
 			return Release{}, err
 		}

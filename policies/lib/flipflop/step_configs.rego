@@ -48,39 +48,46 @@ reported_elsewhere := {where: {f.field | some f in config.argocd_update_fields; 
 # var's name, uses: ""), problems as for "expression".
 invalid := array.concat(array.concat(array.concat(schema_invalid, expression_invalid), output_invalid), var_invalid)
 
-schema_invalid := [object.union(written(e.list, e.i, e.step), {"kind": "schema", "problems": ps}) |
-	some j in {j | some [j, _] in schema_problems}
-	e := written_steps[j]
-	ps := [p | some [j2, p] in schema_problems; j2 == j]
-]
-
-# written_steps are the steps as written (a Stage's own, then the tasks')
-# whose config the release followed has a schema for, each with who runs it
-# and its config (absent: {}; a config that is no object is invalid-object's).
-written_steps := [{"list": {"who": l.who, "at": l.at}, "i": i, "step": s, "config": c} |
-	applies
-	some l in step_lists
-	some i, s in l.steps
-	step_schemas[s.uses]
-	c := object.get(s, "config", {})
-	is_object(c)
+schema_invalid := [object.union(written(l, i, l.steps[i]), {"kind": "schema", "problems": ps}) |
+	some [li, i] in {[li, i] | some [li, i, _] in schema_problems}
+	l := step_lists[li]
+	ps := [p | some [li2, i2, p] in schema_problems; [li2, i2] == [li, i]]
 ]
 
 # step_schemas are the step config schemas of the release followed.
 step_schemas := {uses: schemas.configs[uses][i] | some uses, i in object.get(schemas.steps, minor, {})}
 
-# schema_problems are [index in written_steps, problem] for every step whose
-# config its schema rejects, each step's configs validated at once. A value
-# that holds an expression is what Kargo evaluates before it validates, so
-# only what holds whatever it yields is a problem: a missing key, a key the
-# schema does not allow (Kargo evaluates values, never keys).
-schema_problems := [[j, shown(p)] |
-	some uses in {e.step.uses | some e in written_steps}
-	group := [[j, e] | some j, e in written_steps; e.step.uses == uses]
-	some [k, p] in validation.problems([e.config | some [_, e] in group], step_schemas[uses], schemas.definitions)
-	[j, e] := group[k]
-	certain(e.config, p)
-	not reported_elsewhere_at(uses, p, e.config)
+# written_configs groups the configs of the steps as written by step (uses),
+# for the steps the release followed has a schema for: [index in step_lists,
+# index in its steps, config] (absent: {}; a config that is no object is
+# invalid-object's). The steps are read once for all steps: OPA indexes the
+# comprehension by uses, but a uses no step has misses the index and reads
+# every step again, so only the steps' own are looked up.
+written_configs[uses] := group if {
+	applies
+	some uses in {s.uses | some l in step_lists; some s in l.steps}
+	step_schemas[uses]
+	group := [[li, i, c] |
+		some li, l in step_lists
+		some i, s in l.steps
+		s.uses == uses
+		c := object.get(s, "config", {})
+		is_object(c)
+	]
+	count(group) > 0
+}
+
+# schema_problems are [index in step_lists, index in its steps, problem] for
+# every step whose config its schema rejects, each step's configs validated
+# at once. A value that holds an expression is what Kargo evaluates before it
+# validates, so only what holds whatever it yields is a problem: a missing
+# key, a key the schema does not allow (Kargo evaluates values, never keys).
+schema_problems := [[li, i, shown(p)] |
+	some uses, group in written_configs
+	some [k, p] in validation.problems([c | some [_, _, c] in group], step_schemas[uses], schemas.definitions)
+	[li, i, c] := group[k]
+	certain(c, p)
+	not reported_elsewhere_at(uses, p, c)
 ]
 
 certain(_, p) if p.problem in {"missing", "unknown"}
@@ -96,19 +103,7 @@ certain(config, p) if {
 # schema's anyOf and what its branches say of it).
 reported_elsewhere_at("argocd-update", p, _) if {
 	p.problem == "unknown"
-	[a, i, k] := p.path
-	a == "apps"
-	is_number(i)
-	k in reported_elsewhere.app
-}
-
-reported_elsewhere_at("argocd-update", p, _) if {
-	p.problem == "unknown"
-	[a, i, b, j, k] := p.path
-	[a, b] == ["apps", "sources"]
-	is_number(i)
-	is_number(j)
-	k in reported_elsewhere.source
+	p.path[count(p.path) - 1] in reported_elsewhere[entry_of(p.path)]
 }
 
 reported_elsewhere_at("argocd-update", p, config) if {
@@ -118,6 +113,14 @@ reported_elsewhere_at("argocd-update", p, config) if {
 	sel := config.apps[path[1]].selector
 	count(objects.object_at(sel, ["matchLabels"])) == 0
 	count(objects.array_at(sel, ["matchExpressions"])) == 0
+}
+
+# entry_of names the argocd-update entry a key of the config belongs to.
+entry_of(["apps", i, _]) := "app" if is_number(i)
+
+entry_of(["apps", i, "sources", j, _]) := "source" if {
+	is_number(i)
+	is_number(j)
 }
 
 # shown is a problem as findings list it: the field (dotted, below the
@@ -151,32 +154,28 @@ expression_invalid := [object.union(written(l, i, s), {"kind": "expression", "pr
 # promotionTaskVarsToStepVars) unless the Promotion sets the var, and are
 # evaluated with the step's vars: the task's first step fails (task_var_users
 # says for which Stages). Only lists whose JSON is suspect are read var by var.
-var_invalid := array.concat(
-	[{
-		"ref": r.ref, "index": k, "alias": object.get(v, "name", ""), "uses": "",
-		"path": sprintf("%s/%d", [l.path, k]), "stage": r.key, "task": "", "kind": "var", "problems": ps,
-	} |
+var_invalid := [object.union(l.who, {
+	"index": k, "alias": object.get(v, "name", ""), "uses": "",
+	"path": sprintf("%s/%d", [l.at, k]), "kind": "var", "problems": ps,
+}) |
+	some l in var_lists
+	expr_syntax.suspect(l.vars)
+	some k, v in l.vars
+	ps := var_problems(v)
+	count(ps) > 0
+]
+
+# var_lists are the var lists as written (the Stages', then the tasks'), each
+# with who has it (as step_lists) and where it is (at).
+var_lists := array.concat(
+	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": l.path, "vars": vars} |
 		some j, r in stages.records
 		r.vars != {}
 		some l in stage_var_lists
-		vars := object.get(objects.stages[j].obj, l.at, [])
-		is_array(vars)
-		count(vars) > 0
-		expr_syntax.suspect(vars)
-		some k, v in vars
-		ps := var_problems(v)
-		count(ps) > 0
+		vars := objects.array_at(objects.stages[j].obj, l.at)
 	],
-	[{
-		"ref": t.ref, "index": k, "alias": object.get(v, "name", ""), "uses": "",
-		"path": sprintf("/spec/vars/%d", [k]), "stage": "", "task": t.key, "kind": "var", "problems": ps,
-	} |
+	[{"who": {"ref": t.ref, "stage": "", "task": t.key}, "at": "/spec/vars", "vars": objects.array_at(t.obj, ["spec", "vars"])} |
 		some t in stages.task_objects
-		vars := objects.array_at(t.obj, ["spec", "vars"])
-		expr_syntax.suspect(vars)
-		some k, v in vars
-		ps := var_problems(v)
-		count(ps) > 0
 	],
 )
 
@@ -228,7 +227,7 @@ expression_problems(s) := array.concat(
 			walk(s.config, [path, v])
 			is_string(v)
 			some q in expr_syntax.problems(v)
-			p := expression_problem(concat(".", array.concat(["config"], [format_segment(x) | some x in path])), q)
+			p := expression_problem(concat(".", array.concat(["config"], [validation.format(x) | some x in path])), q)
 		],
 		[p |
 			is_string(s["if"])
@@ -289,10 +288,6 @@ output_problems(s, steps) := [p |
 ]
 
 expression_problem(field, q) := {"field": field, "problem": "expression", "reason": q.reason, "expression": q.expression}
-
-format_segment(x) := sprintf("%d", [x]) if is_number(x)
-
-else := x
 
 # written is step s, the i-th of step list l, as a finding names it.
 written(l, i, s) := object.union(l.who, {
