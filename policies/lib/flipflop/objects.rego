@@ -84,24 +84,26 @@ str(obj, path) := v if {
 # objects are read once, not once per kind, but only within one evaluation
 # of the rule: each kind looked up by itself (by_kind.Stage) would build the
 # index again (80,000 evaluations on a 10,000-object estate, 10,000 this way).
+# Only the kinds the input holds are keys: a kind the index has no entry for
+# would read every object again.
 by_kind := {k: group | some k, group in kind_groups}
 
 kind_groups[k] := group if {
-	some k, _ in read_kinds
+	some k in {o.ref.kind | some o in docs}
 	group := [o | some o in docs; o.ref.kind == k]
 }
 
-applications := by_kind.Application
+applications := object.get(by_kind, "Application", [])
 
-application_sets := by_kind.ApplicationSet
+application_sets := object.get(by_kind, "ApplicationSet", [])
 
-stages := by_kind.Stage
+stages := object.get(by_kind, "Stage", [])
 
-promotion_tasks := by_kind.PromotionTask
+promotion_tasks := object.get(by_kind, "PromotionTask", [])
 
-cluster_promotion_tasks := by_kind.ClusterPromotionTask
+cluster_promotion_tasks := object.get(by_kind, "ClusterPromotionTask", [])
 
-warehouses := by_kind.Warehouse
+warehouses := object.get(by_kind, "Warehouse", [])
 
 # value_at reads a path from an object, returning def when it is absent or null.
 value_at(obj, path, def) := v if {
