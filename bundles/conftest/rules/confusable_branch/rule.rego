@@ -35,18 +35,21 @@ package lib.flipflop.rules.confusable_branch
 import data.lib.flipflop.model
 import data.lib.flipflop.result
 
-# branches lists every branch name the estate uses, with its repository and
-# the object that names it.
-branches := array.concat(
+# odd_branches lists the branch names the estate uses that hold an invisible
+# or a look-alike character (odd), each with its repository and the object
+# that names it: most names hold none, and only the odd ones are made records.
+odd_branches := array.concat(
 	[{"repo": s.pointer.repo, "branch": s.pointer.name, "ref": s.app.ref, "stage": "", "app": s.app.key, "pointer": s.pointer} |
 		some s in model.sources
 		s.pointer.known
 		s.pointer.kind == "branch"
+		regex.match(odd_pattern, s.pointer.name)
 	],
 	[{"repo": w.pointer.repo, "branch": w.pointer.name, "ref": w.stage.ref, "stage": w.stage.key, "app": "", "pointer": w.pointer, "write": w.id} |
 		some w in model.writers
 		w.pointer.known
 		w.pointer.kind == "branch"
+		regex.match(odd_pattern, w.pointer.name)
 	],
 )
 
@@ -89,16 +92,20 @@ groups := {[r, sk]: names |
 	count(names) > 1
 }
 
-odd_branches := [x | some x in branches; odd(x.branch)]
-
-named := {[x.repo, x.branch] | some x in branches}
+# named are the [repository, branch] pairs the estate names (read only when
+# a name is odd).
+named := {[p.repo, p.name] |
+	some p in array.concat([s.pointer | some s in model.sources], [w.pointer | some w in model.writers])
+	p.known
+	p.kind == "branch"
+}
 
 report contains finding if {
 	some [r, sk], names in groups
 	some b in names
 	odd(b)
 	plain := [n | some n in names; not odd(n)]
-	uses := [x | some x in branches; x.repo == r; x.branch == b]
+	uses := [x | some x in odd_branches; x.repo == r; x.branch == b]
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("Branch %s of %s looks like %s but is another branch to Git: %s. Did you mean %s?", [
