@@ -50,9 +50,10 @@ func ReleaseOf(gitDir, v string) (Release, error) {
 		if err != nil {
 			return Release{}, err
 		}
-		steps, err := Steps(os.DirFS(filepath.Join(dir, SchemaDirOf(v))))
+		schemas := filepath.Join(dir, SchemaDirOf(v))
+		steps, err := Steps(os.DirFS(schemas))
 		if err != nil {
-			return Release{}, err
+			return Release{}, fmt.Errorf("%s: %w", schemas, err)
 		}
 		return Release{Version: v, Source: ModuleSource(v), Steps: steps}, nil
 	}

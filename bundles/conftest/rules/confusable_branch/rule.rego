@@ -43,13 +43,13 @@ odd_branches := array.concat(
 		some s in model.sources
 		s.pointer.known
 		s.pointer.kind == "branch"
-		regex.match(odd_pattern, s.pointer.name)
+		odd(s.pointer.name)
 	],
 	[{"repo": w.pointer.repo, "branch": w.pointer.name, "ref": w.stage.ref, "stage": w.stage.key, "app": "", "pointer": w.pointer, "write": w.id} |
 		some w in model.writers
 		w.pointer.known
 		w.pointer.kind == "branch"
-		regex.match(odd_pattern, w.pointer.name)
+		odd(w.pointer.name)
 	],
 )
 
