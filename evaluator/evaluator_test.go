@@ -13,6 +13,7 @@ import (
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/race"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // evaluators holds one strict Evaluator per settings: compiling the policies
@@ -254,5 +255,19 @@ func TestObjectsWithoutValues(t *testing.T) {
 	o, err := evaluator.NewObject("x.yaml", 1, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}})
 	if err != nil || o.Kind != "ConfigMap" || o.Namespace != "n" || o.Name != "c" || o.Value == nil {
 		t.Errorf("NewObject: %+v, %v", o, err)
+	}
+}
+
+// The policies compile with every stage of OPA's compiler, strict: New skips
+// the type and recursion checks, whose only work is finding the errors this
+// test would.
+func TestPoliciesCompileStrictly(t *testing.T) {
+	mods, err := evaluator.Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ast.NewCompiler().WithStrict(true)
+	if c.Compile(mods); c.Failed() {
+		t.Fatal(c.Errors)
 	}
 }

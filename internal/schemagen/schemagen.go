@@ -499,8 +499,8 @@ type Release struct {
 const KindsPath = "policies/lib/flipflop/kind_schemas.rego"
 
 // Rego renders the kinds (the module at KindsPath) and the releases, oldest
-// first (the module at Path). Each schema is a Rego object in the form
-// json.match_schema takes, and the subschemas that occur more than once in a
+// first (the module at Path). Each schema is its JSON text, which
+// json.match_schema takes as it is, and the subschemas that occur more than once in a
 // module are written once, as its definitions (pool); an entry lists the
 // definitions it needs (refs), which lib.flipflop.validation puts beside it.
 func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
@@ -620,7 +620,7 @@ func sortedKeys[V any](m map[string]V) []string {
 const minShared = 96
 
 // pool renders schemas as entries of one module: each entry's
-// "patterns", "refs" and "schema" (a Rego object), the subschemas that
+// "patterns", "refs" and "schema" (its JSON text, literal), the subschemas that
 // occur more than once among them (Argo CD's ApplicationSet repeats the
 // Application template under every generator; a step's schema changes
 // little from one release to the next) each a $ref to one of the module's
@@ -686,17 +686,18 @@ func pool(schemas []Schema) (entries []string, defsRule string, err error) {
 		if err != nil {
 			return nil, "", err
 		}
-		j, err := text(js)
+		j, err := literal(js)
 		if err != nil {
 			return nil, "", err
 		}
 		entries = append(entries, fmt.Sprintf("\"patterns\": %s, \"refs\": %s, \"schema\": %s", p, r, j))
 	}
 	var b strings.Builder
-	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target.\n")
+	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target\n")
+	b.WriteString("# (as JSON text, as the schemas are).\n")
 	b.WriteString("definitions := {\n")
 	for i, d := range defs {
-		j, err := text(d)
+		j, err := literal(d)
 		if err != nil {
 			return nil, "", err
 		}
@@ -716,6 +717,18 @@ func text(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// literal is v's JSON text as a Rego string, raw unless the text holds a
+// backquote: json.match_schema reads a schema given as its text without
+// converting it, and OPA parses the string as one token where an object
+// costs a term per key (half of the policies' parsing, every run).
+func literal(v any) (string, error) {
+	j, err := text(v)
+	if err != nil || !strings.Contains(j, "`") {
+		return "`" + j + "`", err
+	}
+	return text(j)
 }
 
 // mapChildren returns a copy of s with each of its subschemas c (a

@@ -78,12 +78,20 @@ func stepSchema(t *testing.T, m map[string]any, minor, uses string) string {
 	i, _ := place.Int64()
 	entry := m["configs"].(map[string]any)[uses].([]any)[i].(map[string]any)
 	defs := m["definitions"].(map[string]any)
+	decoded := func(v any) any { // a schema or a definition: its JSON text
+		dec := json.NewDecoder(strings.NewReader(v.(string)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 	var expand func(v any) any
 	expand = func(v any) any {
 		switch x := v.(type) {
 		case map[string]any:
 			if ref, ok := x["$ref"].(string); ok && len(x) == 1 {
-				return expand(defs[strings.TrimPrefix(ref, "#/definitions/")])
+				return expand(decoded(defs[strings.TrimPrefix(ref, "#/definitions/")]))
 			}
 			out := map[string]any{}
 			for k, e := range x {
@@ -99,7 +107,7 @@ func stepSchema(t *testing.T, m map[string]any, minor, uses string) string {
 		}
 		return v
 	}
-	b, err := json.Marshal(expand(entry["schema"]))
+	b, err := json.Marshal(expand(decoded(entry["schema"])))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@
 #   tested here, on the strings each host reports (see internal/schemagen).
 package lib.flipflop.validation
 
-# problems validates docs against a generated schema s ({"schema",
-# "patterns", "refs"}), whose $refs name the definitions defs holds, and
+# problems validates docs against a generated schema s ({"schema" (its JSON
+# text), "patterns", "refs"}), whose $refs name the definitions defs holds, and
 # returns [index in docs,
 # problem] pairs, in the order of docs and, within one, of the objects the
 # problems are about (a missing or unknown key's object, before anything
@@ -40,13 +40,12 @@ problems(docs, s, defs) := [[i, p] |
 chunk := 250
 
 # bulk is the schema of {"o": docs} whose docs each meet s: a chunk of them
-# validated at once, with one compilation of the schema.
-bulk(s, defs) := {
-	"type": "object",
-	"required": ["o"],
-	"properties": {"o": {"type": "array", "items": s.schema}},
-	"definitions": {r: defs[r] | some r in s.refs},
-}
+# validated at once, with one compilation of the schema. The schemas and
+# their definitions are JSON text (internal/schemagen), and so is bulk.
+bulk(s, defs) := concat("", [
+	`{"type":"object","required":["o"],"properties":{"o":{"type":"array","items":`, s.schema,
+	`}},"definitions":{`, concat(",", [concat("", [`"`, r, `":`, defs[r]]) | some r in s.refs]), `}}`,
+])
 
 rank := {"unknown": 0, "missing": 1}
 
