@@ -790,6 +790,7 @@ type docDecoder struct {
 	filter  bool        // drop (and count) objects of kinds no rule reads
 	aliases *aliasMeter // the file's share of the run's alias budget
 	skipped int
+	strs    map[string]*ast.Term // the file's short strings' terms (yamlConverter.str)
 	// notes are the input errors found in objects that are still read (a
 	// waiver's expiry that is no date), reported after the document's own.
 	notes []evaluator.LoadError
@@ -933,7 +934,10 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 		return nil, nil
 	}
 	var dups []evaluator.DuplicateKey
-	c := yamlConverter{lineOffset: offset, meter: d.aliases, duplicates: &dups}
+	if d.strs == nil {
+		d.strs = map[string]*ast.Term{}
+	}
+	c := yamlConverter{lineOffset: offset, meter: d.aliases, duplicates: &dups, strs: d.strs}
 	if d.filter {
 		if kind, apiVersion, isString, ok := peekKind(root); ok {
 			if !isString {

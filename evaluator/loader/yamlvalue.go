@@ -94,6 +94,28 @@ type yamlConverter struct {
 	// keyProbes counts key comparisons and index lookups while building
 	// mappings (tests check that it grows linearly with the keys).
 	keyProbes int
+	// strs, when set, holds the term of each short string converted so far
+	// (str), shared by every document of a file.
+	strs map[string]*ast.Term
+}
+
+// sharedString is the length up to which str shares a string's term.
+const sharedString = 64
+
+// str returns the term of string s: one term for every equal short string
+// of the file (c.strs). A file's objects repeat their keys and many of their
+// values, and a term each would be an allocation the collector then scans
+// for as long as the objects live.
+func (c *yamlConverter) str(s string) *ast.Term {
+	if c.strs == nil || len(s) > sharedString {
+		return ast.InternedTerm(s)
+	}
+	t, ok := c.strs[s]
+	if !ok {
+		t = ast.InternedTerm(s)
+		c.strs[s] = t
+	}
+	return t
 }
 
 // smallMapping is the number of pairs up to which a mapping finds keys by
@@ -234,7 +256,7 @@ func (c *yamlConverter) mapping(n *yaml.Node) (*ast.Term, error) {
 		return -1
 	}
 	add := func(key string, v *ast.Term, line int) {
-		pairs = append(pairs, [2]*ast.Term{ast.InternedTerm(key), v})
+		pairs = append(pairs, [2]*ast.Term{c.str(key), v})
 		lines = append(lines, line)
 		switch {
 		case index != nil:
@@ -426,7 +448,7 @@ func (c *yamlConverter) scalar(n *yaml.Node) (*ast.Term, error) {
 		return num, nil
 	}
 	// !!str, !!timestamp, !!binary, !!merge used as a value, custom tags.
-	return ast.InternedTerm(n.Value), nil
+	return c.str(n.Value), nil
 }
 
 // yamlInt converts the text of a YAML 1.2 / yaml.v3 integer to a decimal
