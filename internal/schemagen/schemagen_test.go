@@ -227,3 +227,26 @@ func TestConversion(t *testing.T) {
 		t.Error("status is the controller's, not validated")
 	}
 }
+
+// A schema is written as its JSON text in a raw string, or, when the text
+// holds a backquote (a raw string cannot), as an escaped one: either way the
+// Rego string is the JSON text.
+func TestLiteral(t *testing.T) {
+	for _, v := range []any{
+		map[string]any{"pattern": "^[a-z]+$", "type": "string"},
+		map[string]any{"description": "use `x`", "enum": []any{"a`b"}},
+	} {
+		lit, err := literal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		term, err := ast.ParseTerm(lit)
+		if err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		want, _ := text(v)
+		if s, ok := term.Value.(ast.String); !ok || string(s) != want {
+			t.Errorf("literal(%v) = %s, reads as %v, want the string %s", v, lit, term, want)
+		}
+	}
+}
