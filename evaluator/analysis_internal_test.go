@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/evalcount"
 	"github.com/flipflop-dev/flipflop/internal/race"
-	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"sigs.k8s.io/yaml"
 )
@@ -24,15 +24,11 @@ func evaluations(t *testing.T, e *Evaluator, q string, objs []Object) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof := profiler.New()
+	prof := &evalcount.Counter{}
 	if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(in), rego.EvalQueryTracer(prof)); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, s := range prof.ReportTopNResults(-1, []string{"num_eval"}) {
-		n += s.NumEval
-	}
-	return n
+	return prof.Count()
 }
 
 // Analyze (explain, graph, fix, diagnose) costs the findings and the model

@@ -6,6 +6,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/flipflop-dev/flipflop/internal/evalcount"
 )
 
 // EvaluationBudget is the most policy expression evaluations per object the
@@ -32,19 +34,20 @@ const EvaluationBudget = 690
 // docs/performance.md ("The budgets' history") lists each value it had and why.
 const AllocationBudget = 165_000
 
-// Evaluations evaluates every rule over objs, as Evaluate does, with OPA's
-// profiler and returns the number of expression evaluations: an exact count,
-// the same on every machine, for budgets and benchmarks (a time would not be).
+// Evaluations evaluates every rule over objs, as Evaluate does, and returns
+// the number of expression evaluations (the sum of the num_eval of OPA's
+// profiler, which Profile reports by line): an exact count, the same on every
+// machine, for budgets and benchmarks (a time would not be).
 func (e *Evaluator) Evaluations(ctx context.Context, objs []Object) (int, error) {
-	stats, err := e.Profile(ctx, objs)
+	in, err := input(objs)
 	if err != nil {
 		return 0, err
 	}
-	total := 0
-	for _, s := range stats {
-		total += s.NumEval
+	c := &evalcount.Counter{}
+	if _, err := e.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(c)); err != nil {
+		return 0, fmt.Errorf("evaluating policies: %w", err)
 	}
-	return total, nil
+	return c.Count(), nil
 }
 
 // Profile evaluates every rule over objs, as Evaluate does, with OPA's

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/evalcount"
 	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
@@ -146,15 +146,12 @@ func TestBoundedCacheEvaluations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prof := profiler.New()
+		prof := &evalcount.Counter{}
 		rs, err := ev.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(prof), rego.EvalVirtualCache(c))
 		if err != nil {
 			t.Fatal(err)
 		}
-		total := 0
-		for _, s := range prof.ReportTopNResults(-1, []string{"num_eval"}) {
-			total += s.NumEval
-		}
+		total := prof.Count()
 		var findings []any
 		if len(rs) > 0 && len(rs[0].Expressions) > 0 {
 			findings, _ = rs[0].Expressions[0].Value.([]any)

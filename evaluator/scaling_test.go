@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/estate"
+	"github.com/flipflop-dev/flipflop/internal/evalcount"
 	"github.com/flipflop-dev/flipflop/internal/race"
 )
 
@@ -66,7 +66,7 @@ func evaluationsOf(t *testing.T, files []estate.File) int {
 			))
 		}
 	}
-	prof := profiler.New()
+	prof := &evalcount.Counter{}
 	opts := []func(*rego.Rego){
 		rego.Compiler(c),
 		rego.Query(evaluator.Query),
@@ -76,11 +76,7 @@ func evaluationsOf(t *testing.T, files []estate.File) int {
 	if _, err := rego.New(opts...).Eval(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, s := range prof.ReportTopNResults(-1, []string{"num_eval"}) {
-		total += s.NumEval
-	}
-	return total
+	return prof.Count()
 }
 
 // Doubling an estate at most doubles the policies' work, for every shape
