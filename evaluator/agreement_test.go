@@ -17,7 +17,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/flipflop-dev/flipflop/evaluator"
 	"github.com/flipflop-dev/flipflop/evaluator/loader"
 	"github.com/flipflop-dev/flipflop/internal/race"
 	"github.com/flipflop-dev/flipflop/internal/upstream"
@@ -165,15 +164,10 @@ func deepCopy(v any) any {
 // returns, for each, whether it has no problem.
 func flipflopVerdicts(t *testing.T, minor string, configs []stepConfig) []bool {
 	t.Helper()
-	mods, err := evaluator.Modules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []func(*rego.Rego){rego.Query(`s := data.lib.flipflop.schemas.configs[input.uses][data.lib.flipflop.schemas.steps[input.minor][input.uses]]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s, data.lib.flipflop.schemas.definitions)}`)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	pq, err := rego.New(opts...).PrepareForEval(context.Background())
+	pq, err := rego.New(
+		rego.Compiler(compiledPolicies(t)),
+		rego.Query(`s := data.lib.flipflop.schemas.configs[input.uses][data.lib.flipflop.schemas.steps[input.minor][input.uses]]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s, data.lib.flipflop.schemas.definitions)}`),
+	).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// evaluations counts the expression evaluations of query q over objs (OPA's
-// profiler: exact, the same on every machine).
+// evaluations counts the expression evaluations of query q over objs
+// (evalcount: exact, the same on every machine).
 func evaluations(t *testing.T, e *Evaluator, q string, objs []Object) int {
 	t.Helper()
 	pq, err := e.prepare(context.Background(), q)
@@ -24,11 +24,11 @@ func evaluations(t *testing.T, e *Evaluator, q string, objs []Object) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof := &evalcount.Counter{}
-	if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(in), rego.EvalQueryTracer(prof)); err != nil {
+	counter := &evalcount.Counter{}
+	if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(in), rego.EvalQueryTracer(counter)); err != nil {
 		t.Fatal(err)
 	}
-	return prof.Count()
+	return counter.Count()
 }
 
 // Analyze (explain, graph, fix, diagnose) costs the findings and the model

@@ -129,7 +129,7 @@ func shapeObjects(t *testing.T, files []estate.File) []Object {
 // faster than the estate there. Measured when the cache was bounded: 0-10%
 // more evaluations at these sizes, 8% on the benchmark estate of 2,000
 // objects; a cache of no function results took 13-64% more. The count is
-// OPA's profiler's, not a time.
+// evalcount's (what OPA's profiler counts), not a time.
 func TestBoundedCacheEvaluations(t *testing.T) {
 	race.Sequential(t)
 	if testing.Short() {
@@ -146,12 +146,12 @@ func TestBoundedCacheEvaluations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prof := &evalcount.Counter{}
-		rs, err := ev.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(prof), rego.EvalVirtualCache(c))
+		counter := &evalcount.Counter{}
+		rs, err := ev.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(counter), rego.EvalVirtualCache(c))
 		if err != nil {
 			t.Fatal(err)
 		}
-		total := prof.Count()
+		total := counter.Count()
 		var findings []any
 		if len(rs) > 0 && len(rs[0].Expressions) > 0 {
 			findings, _ = rs[0].Expressions[0].Value.([]any)

@@ -262,12 +262,32 @@ func TestObjectsWithoutValues(t *testing.T) {
 // the type and recursion checks, whose only work is finding the errors this
 // test would.
 func TestPoliciesCompileStrictly(t *testing.T) {
+	if _, err := hostPolicies(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostPolicies is the embedded policies compiled as a host compiles them
+// (every stage of OPA's compiler, strict, the conftest adapter included),
+// once for the package's tests that query them directly.
+var hostPolicies = sync.OnceValues(func() (*ast.Compiler, error) {
 	mods, err := evaluator.Modules()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	c := ast.NewCompiler().WithStrict(true)
 	if c.Compile(mods); c.Failed() {
-		t.Fatal(c.Errors)
+		return nil, c.Errors
 	}
+	return c, nil
+})
+
+// compiledPolicies returns hostPolicies, failing t when they do not compile.
+func compiledPolicies(t testing.TB) *ast.Compiler {
+	t.Helper()
+	c, err := hostPolicies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

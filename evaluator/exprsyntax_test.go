@@ -9,8 +9,6 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/open-policy-agent/opa/v1/rego"
-
-	"github.com/flipflop-dev/flipflop/evaluator"
 )
 
 // kargoExpressions splits a string as Kargo's nextExpression does
@@ -59,15 +57,11 @@ func TestExpressionProblemsFailInExprLang(t *testing.T) {
 		"${{ x in [1] }}", "${{ a ?? b }}", "${{ a?.b }}", "${{ a > b }}", "${{ 'a +' }}", "${{ a }}-${{ b or }}",
 		"${{ x not in [1] }}", "${{ a // b + \n }}",
 	}
-	mods, err := evaluator.Modules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []func(*rego.Rego){rego.Query(`x := [data.lib.flipflop.expr_syntax.problems(s) | some s in input]`), rego.Input(cases)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	rs, err := rego.New(opts...).Eval(context.Background())
+	rs, err := rego.New(
+		rego.Compiler(compiledPolicies(t)),
+		rego.Query(`x := [data.lib.flipflop.expr_syntax.problems(s) | some s in input]`),
+		rego.Input(cases),
+	).Eval(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,20 +24,18 @@ var (
 // strict evaluator.
 func fuzzSetup(t *testing.T) {
 	fuzzOnce.Do(func() {
-		mods, err := evaluator.Modules()
+		c, err := hostPolicies()
 		if err != nil {
 			fuzzErr = err
 			return
 		}
 		opts := []func(*rego.Rego){
+			rego.Compiler(c),
 			rego.Query(`id := data.lib.flipflop.repo.id(input.s)
 				class := data.lib.flipflop.revision.classify(input.s)
 				chart := data.lib.flipflop.revision.for_chart(class)
 				sub := data.lib.flipflop.expr.subst(input.s, {"ctx": {"stage": "dev", "project": "p"}, "vars": {"a": input.s, "b": "x"}})`),
 			rego.StrictBuiltinErrors(true),
-		}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
 		}
 		fuzzQuery, fuzzErr = rego.New(opts...).PrepareForEval(context.Background())
 		if fuzzErr == nil {

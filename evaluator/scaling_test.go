@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -18,8 +17,8 @@ import (
 )
 
 // evaluations counts the expression evaluations of every rule over the
-// estate shape at size n: OPA's profiler, so the count is exact and the same
-// on any machine (a time would not be).
+// estate shape at size n: evalcount, so the count is exact and the same on
+// any machine (a time would not be).
 func evaluations(t *testing.T, shape string, n int) int {
 	t.Helper()
 	files, err := estate.Shape(shape, n)
@@ -29,29 +28,10 @@ func evaluations(t *testing.T, shape string, n int) int {
 	return evaluationsOf(t, files)
 }
 
-// hostCompiled is the embedded policies compiled as a host compiles them
-// (every stage of OPA's compiler, the conftest adapter's query), once for
-// every count: compiling them again for each took a tenth of the package's
-// tests.
-var hostCompiled = sync.OnceValues(func() (*ast.Compiler, error) {
-	mods, err := evaluator.Modules()
-	if err != nil {
-		return nil, err
-	}
-	c := ast.NewCompiler()
-	if c.Compile(mods); c.Failed() {
-		return nil, c.Errors
-	}
-	return c, nil
-})
-
-// evaluationsOf counts the expression evaluations of every rule over files.
+// evaluationsOf counts the expression evaluations of every rule over files,
+// through the conftest adapter's query (a host's, with its `with`).
 func evaluationsOf(t *testing.T, files []estate.File) int {
 	t.Helper()
-	c, err := hostCompiled()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var items []*ast.Term
 	for _, f := range files {
 		objs, errs := loader.LoadBytes(f.Path, f.Content)
@@ -66,17 +46,17 @@ func evaluationsOf(t *testing.T, files []estate.File) int {
 			))
 		}
 	}
-	prof := &evalcount.Counter{}
+	counter := &evalcount.Counter{}
 	opts := []func(*rego.Rego){
-		rego.Compiler(c),
+		rego.Compiler(compiledPolicies(t)),
 		rego.Query(evaluator.Query),
 		rego.ParsedInput(ast.NewArray(items...)),
-		rego.QueryTracer(prof),
+		rego.QueryTracer(counter),
 	}
 	if _, err := rego.New(opts...).Eval(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return prof.Count()
+	return counter.Count()
 }
 
 // Doubling an estate at most doubles the policies' work, for every shape
@@ -163,7 +143,7 @@ spec:
 // with every overlay (n² overlays: 2,500-element lists took 36-53 s and 2 GB),
 // and each set was keyed by every merge key (n² lookups): doubling n
 // multiplied the evaluations by 3.05 and 2.95 at these sizes. The count is
-// OPA's profiler's, not a time.
+// evalcount's (what OPA's profiler counts), not a time.
 func TestMergeGeneratorWorkGrowsLinearly(t *testing.T) {
 	race.Sequential(t)
 	if testing.Short() {
