@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/flipflop-dev/flipflop/internal/evalcount"
 )
@@ -39,13 +40,9 @@ const AllocationBudget = 165_000
 // profiler, which Profile reports by line): an exact count, the same on every
 // machine, for budgets and benchmarks (a time would not be).
 func (e *Evaluator) Evaluations(ctx context.Context, objs []Object) (int, error) {
-	in, err := input(objs)
-	if err != nil {
-		return 0, err
-	}
 	c := &evalcount.Counter{}
-	if _, err := e.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(c)); err != nil {
-		return 0, fmt.Errorf("evaluating policies: %w", err)
+	if err := e.traced(ctx, objs, c); err != nil {
+		return 0, err
 	}
 	return c.Count(), nil
 }
@@ -54,13 +51,21 @@ func (e *Evaluator) Evaluations(ctx context.Context, objs []Object) (int, error)
 // profiler and returns its statistics per policy expression, most evaluated
 // first: where the evaluations Evaluations counts are spent.
 func (e *Evaluator) Profile(ctx context.Context, objs []Object) ([]profiler.ExprStats, error) {
-	in, err := input(objs)
-	if err != nil {
+	prof := profiler.New()
+	if err := e.traced(ctx, objs, prof); err != nil {
 		return nil, err
 	}
-	prof := profiler.New()
-	if _, err := e.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(prof)); err != nil {
-		return nil, fmt.Errorf("evaluating policies: %w", err)
-	}
 	return prof.ReportTopNResults(-1, []string{"num_eval"}), nil
+}
+
+// traced evaluates every rule over objs, as Evaluate does, under tracer.
+func (e *Evaluator) traced(ctx context.Context, objs []Object, tracer topdown.QueryTracer) error {
+	in, err := input(objs)
+	if err != nil {
+		return err
+	}
+	if _, err := e.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalQueryTracer(tracer)); err != nil {
+		return fmt.Errorf("evaluating policies: %w", err)
+	}
+	return nil
 }

@@ -767,7 +767,7 @@ func decodeFile(path string, data []byte, filter bool, m *aliasMeter) ([]evaluat
 		return nil, []evaluator.LoadError{*lerr}, 0
 	}
 	data = jsonEscapes(data)
-	d := docDecoder{path: path, filter: filter, aliases: m}
+	d := docDecoder{path: path, filter: filter, aliases: m, strs: map[string]*ast.Term{}}
 	var objects []evaluator.Object
 	var errs []evaluator.LoadError
 	splitYAMLDocuments(data, func(doc yamlDocument) {
@@ -934,9 +934,6 @@ func (d *docDecoder) objects(doc *yaml.Node, offset int) ([]evaluator.Object, *e
 		return nil, nil
 	}
 	var dups []evaluator.DuplicateKey
-	if d.strs == nil {
-		d.strs = map[string]*ast.Term{}
-	}
 	c := yamlConverter{lineOffset: offset, meter: d.aliases, duplicates: &dups, strs: d.strs}
 	if d.filter {
 		if kind, apiVersion, isString, ok := peekKind(root); ok {
