@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/flipflop-dev/flipflop/internal/safefile"
 	"github.com/flipflop-dev/flipflop/policies"
@@ -117,81 +119,46 @@ func withHeader(b []byte) []byte {
 }
 
 // reached returns the paths, in their order, whose modules the roots (paths
-// among them, and the module texts extra) refer to, directly or through the
-// modules they reach: by import or by any reference to data, a dynamic one
-// (data.lib.flipflop.rules[name]) reaching every package below its ground
-// part. A host that must carry few bytes (Gatekeeper) gets only these.
-func reached(paths []string, srcs map[string]string, roots []string, extra ...string) ([]string, error) {
-	type module struct {
-		pkg  string
-		refs []string
-	}
-	parse := func(name, src string) (module, error) {
-		m, err := ast.ParseModuleWithOpts(name, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return module{}, fmt.Errorf("%s: %w", name, err)
-		}
-		var refs []string
-		add := func(r ast.Ref) {
-			if len(r) > 0 && r[0].Equal(ast.DefaultRootDocument) {
-				refs = append(refs, r.GroundPrefix().String())
-			}
-		}
-		for _, imp := range m.Imports {
-			if r, ok := imp.Path.Value.(ast.Ref); ok {
-				add(r)
-			}
-		}
-		ast.WalkRefs(m, func(r ast.Ref) bool {
-			add(r)
-			return false
-		})
-		return module{pkg: m.Package.Path.String(), refs: refs}, nil
-	}
-	mods := map[string]module{}
-	for _, p := range paths {
-		m, err := parse(p, srcs[p])
+// among them, and the module text entry) depend on, directly or through
+// others, as OPA's compiler links rules (a dynamic reference, such as
+// data.lib.flipflop.rules[name], to every rule it may select); a module
+// reached carries all its rules, and so what they depend on. A host that
+// must carry few bytes (Gatekeeper) gets only these.
+func reached(paths []string, srcs map[string]string, roots []string, entry string) ([]string, error) {
+	const entryPath = "entry.rego"
+	srcs = maps.Clone(srcs)
+	srcs[entryPath] = entry
+	mods := map[string]*ast.Module{}
+	for p, src := range srcs {
+		m, err := ast.ParseModuleWithOpts(p, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
 			return nil, err
 		}
 		mods[p] = m
 	}
-	// related: one of the two dotted paths is the other or below it.
-	related := func(a, b string) bool {
-		return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[") || strings.HasPrefix(b, a+".")
+	c := ast.NewCompiler()
+	if c.Compile(mods); c.Failed() {
+		return nil, c.Errors
 	}
-	keep := map[string]bool{}
-	var queue []string
-	reach := func(refs []string) {
-		for _, r := range refs {
-			for _, p := range paths {
-				if !keep[p] && related(r, mods[p].pkg) {
-					keep[p] = true
-					queue = append(queue, p)
-				}
+	keep := map[*ast.Module]bool{}
+	var queue []util.T
+	add := func(m *ast.Module) {
+		if !keep[m] {
+			keep[m] = true
+			for _, r := range m.Rules {
+				queue = append(queue, r)
 			}
 		}
 	}
-	for _, p := range roots {
-		if _, ok := mods[p]; !ok {
-			return nil, fmt.Errorf("%s: no such policy module", p)
-		}
-		if !keep[p] {
-			keep[p] = true
-			queue = append(queue, p)
-		}
-	}
-	for i, src := range extra {
-		m, err := parse(fmt.Sprintf("extra%d.rego", i), src)
-		if err != nil {
-			return nil, err
-		}
-		reach(m.refs)
+	for _, p := range append(slices.Clone(roots), entryPath) {
+		add(c.Modules[p])
 	}
 	for len(queue) > 0 {
-		p := queue[0]
+		deps := c.Graph.Dependencies(queue[0])
 		queue = queue[1:]
-		reach(mods[p].refs)
+		for d := range deps {
+			add(d.(*ast.Rule).Module)
+		}
 	}
-	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !keep[p] }), nil
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !keep[c.Modules[p]] }), nil
 }
