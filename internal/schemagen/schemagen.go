@@ -27,7 +27,6 @@
 package schemagen
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -140,47 +139,52 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 			return nil, err
 		}
 	}
+	// sub converts v, a subschema of keyword k at path and then seg (none
+	// for a branch of a combinator).
+	sub := func(k string, v any, seg string, nullable, combined bool) (any, error) {
+		at := path
+		if seg != "" {
+			at = append(slices.Clone(path), seg)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s holds no schema", where(at), k)
+		}
+		return c.node(m, file, at, nullable, combined)
+	}
 	out := map[string]any{}
 	for _, k := range sortedKeys(s) {
 		v := s[k]
+		var err error
 		switch {
 		case k == "required" && c.crd && s["properties"] != nil:
 			// with the properties, less those the API server defaults
 		case kept[k]:
 			out[k] = v
-		case ignored[k]:
+		case ignored[k], k == "x-kubernetes-validations" && c.crd:
+			// annotations; a CRD's CEL rules, which the API server runs and
+			// no JSON schema says
 		case k == "nullable" && c.crd:
-			if b, _ := v.(bool); b {
-				nullable = true
-			}
+			nullable = nullable || v == true
 		case k == "x-kubernetes-int-or-string" && c.crd:
-			if b, _ := v.(bool); b {
+			if v == true {
 				out["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
 			}
-		case k == "x-kubernetes-validations" && c.crd:
-			// CEL rules, which the API server runs: no JSON schema says them.
 		case k == "pattern":
 			p, ok := v.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: pattern is no string", where(path))
-			}
-			if combined {
+			words, listed := literals(p)
+			switch {
+			case !ok || s["not"] != nil || combined && !listed:
+				return nil, fmt.Errorf("%s: a pattern that is no string, is beside not, or is below oneOf, anyOf or allOf and lists no words", where(path))
+			case combined:
 				// The not below would change which branch holds on an OPA
 				// that ignores patterns: a pattern that lists its strings
 				// (^(a|b)$) is said as an enum of them, for strings only.
-				words, ok := literals(p)
-				if !ok {
-					return nil, fmt.Errorf("%s: a pattern below oneOf, anyOf or allOf", where(path))
-				}
 				out["anyOf"] = []any{map[string]any{"not": map[string]any{"type": "string"}}, map[string]any{"enum": words}}
-				continue
+			default:
+				out[k], out["not"] = p, map[string]any{"type": "string", "pattern": never}
+				c.patterns = append(c.patterns, Site{Path: slices.Clone(path), Pattern: p})
 			}
-			if _, ok := s["not"]; ok {
-				return nil, fmt.Errorf("%s: a pattern beside not", where(path))
-			}
-			out["pattern"] = p
-			out["not"] = map[string]any{"type": "string", "pattern": never}
-			c.patterns = append(c.patterns, Site{Path: slices.Clone(path), Pattern: p})
 		case k == "properties":
 			props, ok := v.(map[string]any)
 			if !ok {
@@ -188,79 +192,48 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 			}
 			// A CRD's required field with a default is never missing: the API
 			// server sets the default before it validates.
-			required := map[string]bool{}
-			var still []any
+			var required []any
 			for _, r := range strings2(s["required"]) {
 				p, _ := props[r].(map[string]any)
 				if _, defaulted := p["default"]; !c.crd || !defaulted {
-					required[r] = true
-					still = append(still, r)
+					required = append(required, r)
 				}
 			}
-			if c.crd && len(still) > 0 {
-				out["required"] = still
+			if c.crd && len(required) > 0 {
+				out["required"] = required
 			}
 			conv := map[string]any{}
 			for _, name := range sortedKeys(props) {
-				ps, ok := props[name].(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s: property %s is no schema", where(path), name)
-				}
-				cp, err := c.node(ps, file, append(slices.Clone(path), name), c.crd && !required[name], combined)
-				if err != nil {
+				if conv[name], err = sub(k, props[name], name, c.crd && !slices.Contains(required, any(name)), combined); err != nil {
 					return nil, err
 				}
-				conv[name] = cp
 			}
-			out["properties"] = conv
+			out[k] = conv
 		case k == "items":
-			is, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: items is no single schema", where(path))
-			}
-			ci, err := c.node(is, file, append(slices.Clone(path), "[]"), false, combined)
-			if err != nil {
-				return nil, err
-			}
-			out["items"] = ci
+			out[k], err = sub(k, v, "[]", false, combined)
 		case k == "additionalProperties":
-			switch a := v.(type) {
-			case bool:
-				out[k] = a
-			case map[string]any:
-				ca, err := c.node(a, file, append(slices.Clone(path), "*"), c.crd, combined)
-				if err != nil {
-					return nil, err
-				}
-				out[k] = ca
-			default:
-				return nil, fmt.Errorf("%s: additionalProperties is neither a boolean nor a schema", where(path))
+			if b, ok := v.(bool); ok {
+				out[k] = b
+			} else {
+				out[k], err = sub(k, v, "*", c.crd, combined)
 			}
 		case k == "oneOf" || k == "anyOf" || k == "allOf":
 			list, ok := v.([]any)
 			if !ok {
 				return nil, fmt.Errorf("%s: %s is no list", where(path), k)
 			}
-			var conv []any
-			for _, b := range list {
-				bs, ok := b.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s: a branch of %s is no schema", where(path), k)
-				}
-				cb, err := c.node(bs, file, path, false, true)
-				if err != nil {
+			conv := make([]any, len(list))
+			for i, b := range list {
+				if conv[i], err = sub(k, b, "", false, true); err != nil {
 					return nil, err
 				}
-				conv = append(conv, cb)
-			}
-			if prev, ok := out[k].([]any); ok { // int-or-string's anyOf
-				conv = append(prev, conv...)
 			}
 			out[k] = conv
-		case k == "$ref":
-			return nil, fmt.Errorf("%s: $ref beside other keywords", where(path))
 		default:
 			return nil, fmt.Errorf("%s: keyword %q is not supported", where(path), k)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if nullable {
@@ -504,106 +477,77 @@ const KindsPath = "policies/lib/flipflop/kind_schemas.rego"
 // module are written once, as its definitions (pool); an entry lists the
 // definitions it needs (refs), which lib.flipflop.validation puts beside it.
 func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
-	var b bytes.Buffer
-	b.WriteString("# Code generated by go run ./hack/genschemas; DO NOT EDIT.\n")
-	b.WriteString("# The JSON schemas objects are validated with (internal/schemagen): the CRDs\n")
-	b.WriteString("# of the kinds the model reads. patterns lists each schema's patterns, which\n")
-	b.WriteString("# lib.flipflop.validation tests itself; refs, the definitions it needs.\n")
-	b.WriteString("package lib.flipflop.kind_schemas\n\n")
-	schemas := make([]Schema, 0, len(kinds))
-	for _, k := range kinds {
-		schemas = append(schemas, k.Schema)
-	}
-	entries, defs, err := pool(schemas)
-	if err != nil {
-		return nil, err
-	}
-	b.WriteString("# kinds: each kind's schema, with the release and the file it was read from.\n")
-	b.WriteString("kinds := {\n")
+	schemas := make([]Schema, len(kinds))
 	for i, k := range kinds {
-		fmt.Fprintf(&b, "\t%q: {\"version\": %q, \"source\": %q, %s},\n", k.Kind, k.Version, k.Source, entries[i])
+		schemas[i] = k.Schema
 	}
-	b.WriteString("}\n\n")
-	b.WriteString(defs)
-	kindsModule, err := formatted(KindsPath, b.String())
+	entries, defs := pool(schemas)
+	rows := make([]string, len(kinds))
+	for i, k := range kinds {
+		rows[i] = fmt.Sprintf("%q: {\"version\": %q, \"source\": %q, %s}", k.Kind, k.Version, k.Source, entries[i])
+	}
+	kindsModule, err := module(KindsPath, "kind_schemas", "objects are validated with (internal/schemagen): the CRDs\n# of the kinds the model reads.",
+		rule("kinds: each kind's schema, with the release and the file it was read from.", "kinds", rows), defs)
 	if err != nil {
 		return nil, err
 	}
 
-	b.Reset()
-	b.WriteString("# Code generated by go run ./hack/genschemas; DO NOT EDIT.\n")
-	b.WriteString("# The JSON schemas step configs are validated with (internal/schemagen):\n")
-	b.WriteString("# Kargo's promotion step config schemas of one release of each minor\n")
-	b.WriteString("# release. patterns lists each schema's patterns, which\n")
-	b.WriteString("# lib.flipflop.validation tests itself; refs, the definitions it needs.\n")
-	b.WriteString("package lib.flipflop.schemas\n\n")
-	b.WriteString("# releases names, for each Kargo minor release, the release its step schemas\n")
-	b.WriteString("# are read from and where they were read.\n")
-	b.WriteString("releases := {\n")
-	for _, r := range releases {
-		fmt.Fprintf(&b, "\t%q: {\"version\": %q, \"source\": %q},\n", Minor(r.Version), r.Version, r.Source)
-	}
-	b.WriteString("}\n\n")
 	// A step's schema changes in few releases: each one is written once, in
 	// configs, and steps names it by its place there.
 	var distinct []Schema
-	places := map[string][]int{}                // step: its schemas' places in distinct, oldest first
-	seen := map[string]int{}                    // step and schema: its place in places[step]
-	at := make([]map[string]int, len(releases)) // release: step: its place in places[step]
-	for i, r := range releases {
-		at[i] = map[string]int{}
+	places := map[string][]int{} // step: its schemas' places in distinct, oldest first
+	seen := map[string]int{}     // step and schema: its place in places[step]
+	var versions, steps []string
+	for _, r := range releases {
+		var at []string
 		for _, name := range sortedKeys(r.Steps) {
-			key := name + canon(r.Steps[name].JSON) + fmt.Sprint(r.Steps[name].Patterns)
+			key := name + text(r.Steps[name])
 			j, ok := seen[key]
 			if !ok {
 				j, seen[key] = len(places[name]), len(places[name])
 				places[name] = append(places[name], len(distinct))
 				distinct = append(distinct, r.Steps[name])
 			}
-			at[i][name] = j
+			at = append(at, fmt.Sprintf("%q: %d", name, j))
 		}
+		versions = append(versions, fmt.Sprintf("%q: {\"version\": %q, \"source\": %q}", Minor(r.Version), r.Version, r.Source))
+		steps = append(steps, fmt.Sprintf("%q: {%s}", Minor(r.Version), strings.Join(at, ", ")))
 	}
-	entries, defs, err = pool(distinct)
-	if err != nil {
-		return nil, err
-	}
-	b.WriteString("# configs holds, for each step (its uses), each distinct schema of its config\n")
-	b.WriteString("# over the releases, oldest first.\n")
-	b.WriteString("configs := {\n")
+	entries, defs = pool(distinct)
+	var configs []string
 	for _, name := range sortedKeys(places) {
-		fmt.Fprintf(&b, "\t%q: [\n", name)
-		for _, k := range places[name] {
-			fmt.Fprintf(&b, "\t\t{%s},\n", entries[k])
+		list := make([]string, len(places[name]))
+		for i, k := range places[name] {
+			list[i] = "\t{" + entries[k] + "},\n\t"
 		}
-		b.WriteString("\t],\n")
+		configs = append(configs, fmt.Sprintf("%q: [\n\t%s]", name, strings.Join(list, "")))
 	}
-	b.WriteString("}\n\n")
-	b.WriteString("# steps maps each minor release to each step (its uses) to the place of its\n")
-	b.WriteString("# config's schema in configs.\n")
-	b.WriteString("steps := {\n")
-	for i, r := range releases {
-		parts := make([]string, 0, len(at[i]))
-		for _, name := range sortedKeys(at[i]) {
-			parts = append(parts, fmt.Sprintf("%q: %d", name, at[i][name]))
-		}
-		fmt.Fprintf(&b, "\t%q: {%s},\n", Minor(r.Version), strings.Join(parts, ", "))
-	}
-	b.WriteString("}\n\n")
-	b.WriteString(defs)
-	stepsModule, err := formatted(Path, b.String())
+	stepsModule, err := module(Path, "schemas", "step configs are validated with (internal/schemagen):\n# Kargo's promotion step config schemas of one release of each minor\n# release.",
+		rule("releases names, for each Kargo minor release, the release its step schemas\n# are read from and where they were read.", "releases", versions),
+		rule("configs holds, for each step (its uses), each distinct schema of its config\n# over the releases, oldest first.", "configs", configs),
+		rule("steps maps each minor release to each step (its uses) to the place of its\n# config's schema in configs.", "steps", steps),
+		defs)
 	if err != nil {
 		return nil, err
 	}
 	return map[string][]byte{KindsPath: kindsModule, Path: stepsModule}, nil
 }
 
-// formatted parses a generated module and formats it as opa fmt would.
-func formatted(path, src string) ([]byte, error) {
+// module is the generated module at path, package lib.flipflop.pkg, of the
+// schemas what says, its rules as opa fmt formats them.
+func module(path, pkg, what string, rules ...string) ([]byte, error) {
+	src := fmt.Sprintf("# Code generated by go run ./hack/genschemas; DO NOT EDIT.\n# The JSON schemas %s patterns lists each schema's patterns, which\n"+
+		"# lib.flipflop.validation tests itself; refs, the definitions it needs.\npackage lib.flipflop.%s\n\n%s", what, pkg, strings.Join(rules, "\n"))
 	m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return nil, fmt.Errorf("generated module %s: %w", path, err)
 	}
 	return format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
+}
+
+// rule is the rule name := {rows}, one row a line, after its comment.
+func rule(comment, name string, rows []string) string {
+	return fmt.Sprintf("# %s\n%s := {\n\t%s,\n}\n", comment, name, strings.Join(rows, ",\n\t"))
 }
 
 // sortedKeys is m's keys, sorted: what is generated comes out in one order.
@@ -626,107 +570,66 @@ const minShared = 96
 // little from one release to the next) each a $ref to one of the module's
 // definitions, and the rule that holds those definitions. The larger ones
 // are shared first, so a repeat inside one is shared too.
-func pool(schemas []Schema) (entries []string, defsRule string, err error) {
+func pool(schemas []Schema) (entries []string, defsRule string) {
 	counts := map[string]int{}
-	var count func(s map[string]any)
-	count = func(s map[string]any) {
-		counts[canon(s)]++
-		mapChildren(s, func(c map[string]any) map[string]any { count(c); return c })
+	var count func(s map[string]any) map[string]any
+	count = func(s map[string]any) map[string]any {
+		counts[text(s)]++
+		return mapChildren(s, count)
 	}
 	for _, s := range schemas {
 		count(s.JSON)
 	}
-	var defs []any // definition "d<i>" is defs[i]
-	uses := map[string][]string{}
-	ids := map[string]string{}
+	var defs []string              // definition "d<i>" is defs[i]
+	ids := map[string]string{}     // a subschema's text: its definition
+	needs := map[string][]string{} // a definition: it and those it needs
 	var replace func(s map[string]any, top bool, refs map[string]bool) map[string]any
 	replace = func(s map[string]any, top bool, refs map[string]bool) map[string]any {
-		c := canon(s)
-		if !top && counts[c] > 1 && len(c) >= minShared {
-			id, ok := ids[c]
-			if !ok {
-				n := len(defs)
-				id = fmt.Sprintf("d%d", n)
-				ids[c] = id
-				defs = append(defs, nil)
-				inner := map[string]bool{}
-				defs[n] = replace(s, true, inner)
-				uses[id] = sortedKeys(inner)
-			}
-			refs[id] = true
-			return map[string]any{"$ref": "#/definitions/" + id}
+		c := text(s)
+		if top || counts[c] < 2 || len(c) < minShared {
+			return mapChildren(s, func(c map[string]any) map[string]any { return replace(c, false, refs) })
 		}
-		return mapChildren(s, func(c map[string]any) map[string]any { return replace(c, false, refs) })
+		id, ok := ids[c]
+		if !ok {
+			id = fmt.Sprintf("d%d", len(defs))
+			ids[c] = id
+			defs = append(defs, "")
+			inner := map[string]bool{id: true}
+			defs[len(defs)-1] = fmt.Sprintf("%q: %s", id, literal(replace(s, true, inner)))
+			needs[id] = sortedKeys(inner)
+		}
+		for _, n := range needs[id] {
+			refs[n] = true
+		}
+		return map[string]any{"$ref": "#/definitions/" + id}
 	}
 	for _, s := range schemas {
 		refs := map[string]bool{}
 		js := replace(s.JSON, true, refs)
-		// The definitions a schema needs: those it names, and theirs.
-		var visit func(id string)
-		visit = func(id string) {
-			for _, u := range uses[id] {
-				if !refs[u] {
-					refs[u] = true
-					visit(u)
-				}
-			}
-		}
-		for _, id := range sortedKeys(refs) {
-			visit(id)
-		}
-		pats := s.Patterns
-		if pats == nil {
-			pats = []Site{}
-		}
-		p, err := text(pats)
-		if err != nil {
-			return nil, "", err
-		}
-		r, err := text(sortedKeys(refs))
-		if err != nil {
-			return nil, "", err
-		}
-		j, err := literal(js)
-		if err != nil {
-			return nil, "", err
-		}
-		entries = append(entries, fmt.Sprintf("\"patterns\": %s, \"refs\": %s, \"schema\": %s", p, r, j))
+		entries = append(entries, fmt.Sprintf("\"patterns\": %s, \"refs\": %s, \"schema\": %s", text(append([]Site{}, s.Patterns...)), text(sortedKeys(refs)), literal(js)))
 	}
-	var b strings.Builder
-	b.WriteString("# definitions are the subschemas the schemas above share, each a $ref's target\n")
-	b.WriteString("# (as JSON text, as the schemas are).\n")
-	b.WriteString("definitions := {\n")
-	for i, d := range defs {
-		j, err := literal(d)
-		if err != nil {
-			return nil, "", err
-		}
-		fmt.Fprintf(&b, "\t\"d%d\": %s,\n", i, j)
-	}
-	b.WriteString("}\n")
-	return entries, b.String(), nil
+	return entries, rule("definitions are the subschemas the schemas above share, each a $ref's target\n# (as JSON text, as the schemas are).", "definitions", defs)
 }
 
 // text is v as JSON, keys sorted and nothing escaped that JSON does not
-// require: a Rego term as it is.
-func text(v any) (string, error) {
-	var b bytes.Buffer
+// require: a Rego term as it is. (What it is given was decoded from JSON or
+// YAML, or built of such values, and always encodes.)
+func text(v any) string {
+	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // literal is v's JSON text as a Rego string, raw unless the text holds a
 // backquote: json.match_schema reads a schema given as its text without
 // converting it, and OPA parses the string as one token where an object
 // costs a term per key (half of the policies' parsing, every run).
-func literal(v any) (string, error) {
-	j, err := text(v)
-	if err != nil || !strings.Contains(j, "`") {
-		return "`" + j + "`", err
+func literal(v any) string {
+	j := text(v)
+	if !strings.Contains(j, "`") {
+		return "`" + j + "`"
 	}
 	return text(j)
 }
@@ -759,9 +662,4 @@ func mapChildren(s map[string]any, f func(c map[string]any) map[string]any) map[
 		}
 	}
 	return out
-}
-
-func canon(s map[string]any) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -57,7 +57,7 @@ func TestSchemasAreCurrent(t *testing.T) {
 	}
 	m := parse(t, committed[Path])
 	for name, s := range r.Steps {
-		if got := stepSchema(t, m, Minor(r.Version), name); got != canon(s.JSON) {
+		if want, _ := json.Marshal(s.JSON); stepSchema(t, m, Minor(r.Version), name) != string(want) {
 			t.Errorf("%s is stale for %s %s: run go run ./hack/genschemas", Path, r.Version, name)
 		}
 	}
@@ -68,7 +68,7 @@ func TestSchemasAreCurrent(t *testing.T) {
 
 // stepSchema is the schema of step uses in minor release minor of the
 // generated module m, each $ref replaced by the definition it names: the
-// schema as Kargo's files say it (canon).
+// schema as Kargo's files say it (as json.Marshal writes it).
 func stepSchema(t *testing.T, m map[string]any, minor, uses string) string {
 	t.Helper()
 	place, ok := m["steps"].(map[string]any)[minor].(map[string]any)[uses].(json.Number)
@@ -236,15 +236,12 @@ func TestLiteral(t *testing.T) {
 		map[string]any{"pattern": "^[a-z]+$", "type": "string"},
 		map[string]any{"description": "use `x`", "enum": []any{"a`b"}},
 	} {
-		lit, err := literal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lit := literal(v)
 		term, err := ast.ParseTerm(lit)
 		if err != nil {
 			t.Fatalf("%s: %v", lit, err)
 		}
-		want, _ := text(v)
+		want := text(v)
 		if s, ok := term.Value.(ast.String); !ok || string(s) != want {
 			t.Errorf("literal(%v) = %s, reads as %v, want the string %s", v, lit, term, want)
 		}
