@@ -7,6 +7,7 @@ require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/expr-lang/expr v1.17.8
 	github.com/go-logr/logr v1.4.4
+	github.com/go-openapi/jsonpointer v1.0.1
 	github.com/open-policy-agent/opa v1.22.3
 	github.com/openreports/reports-api v0.2.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -61,7 +62,6 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-gorp/gorp/v3 v3.1.0 // indirect
-	github.com/go-openapi/jsonpointer v1.0.1 // indirect
 	github.com/go-openapi/jsonreference v1.0.1 // indirect
 	github.com/go-openapi/swag v0.29.2 // indirect
 	github.com/go-openapi/swag/cmdutils v0.29.2 // indirect

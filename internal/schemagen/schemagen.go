@@ -27,6 +27,7 @@
 package schemagen
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -37,6 +38,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 	"sigs.k8s.io/yaml"
@@ -375,24 +377,25 @@ func Steps(dir fs.FS) (map[string]Schema, error) {
 	return out, nil
 }
 
+// resolver reads the files of a schema directory, each once, and follows
+// the $refs within and between them.
 type resolver struct {
 	dir  fs.FS
 	docs map[string]map[string]any
 }
 
 func (r *resolver) load(name string) (map[string]any, error) {
-	if d, ok := r.docs[name]; ok {
-		return d, nil
+	d, ok := r.docs[name]
+	if !ok {
+		b, err := fs.ReadFile(r.dir, path.Base(name))
+		if err == nil {
+			err = json.Unmarshal(b, &d)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		r.docs[name] = d
 	}
-	b, err := fs.ReadFile(r.dir, path.Base(name))
-	if err != nil {
-		return nil, err
-	}
-	var d map[string]any
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	r.docs[name] = d
 	return d, nil
 }
 
@@ -411,29 +414,22 @@ func (r *resolver) resolve(s map[string]any, file string) (map[string]any, strin
 			}
 		}
 		target, pointer, _ := strings.Cut(ref, "#")
-		if target != "" {
-			file = target
-		}
+		file = cmp.Or(target, file)
 		doc, err := r.load(file)
 		if err != nil {
 			return nil, "", err
 		}
-		var cur any = doc
-		for _, part := range strings.Split(strings.Trim(pointer, "/"), "/") {
-			if part == "" {
-				continue
-			}
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, "", fmt.Errorf("unresolvable $ref %q", ref)
-			}
-			cur = m[part]
+		var v any
+		if pointer != "" && pointer[0] != '/' {
+			pointer = "/" + pointer // "#definitions/x" (Kargo v0.9), which gojsonschema reads
 		}
-		next, ok := cur.(map[string]any)
-		if !ok {
-			return nil, "", fmt.Errorf("unresolvable $ref %q", ref)
+		p, err := jsonpointer.New(pointer)
+		if err == nil {
+			v, _, err = p.Get(doc)
 		}
-		s = next
+		if s, ok = v.(map[string]any); !ok {
+			return nil, "", fmt.Errorf("unresolvable $ref %q (%v)", ref, err)
+		}
 	}
 	return nil, "", fmt.Errorf("$ref chain too long")
 }
