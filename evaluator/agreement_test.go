@@ -166,7 +166,7 @@ func flipflopVerdicts(t *testing.T, minor string, configs []stepConfig) []bool {
 	t.Helper()
 	pq, err := rego.New(
 		rego.Compiler(compiledPolicies(t)),
-		rego.Query(`s := data.lib.flipflop.schemas.configs[input.uses][data.lib.flipflop.schemas.steps[input.minor][input.uses]]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s, data.lib.flipflop.schemas.definitions)}`),
+		rego.Query(`s := data.lib.flipflop.schemas.configs[input.uses][data.lib.flipflop.schemas.releases[input.minor].steps[input.uses]]; x := {i | some [i, _] in data.lib.flipflop.validation.problems(input.configs, s, data.lib.flipflop.schemas.definitions)}`),
 	).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)

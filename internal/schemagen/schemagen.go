@@ -489,11 +489,11 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 	}
 
 	// A step's schema changes in few releases: each one is written once, in
-	// configs, and steps names it by its place there.
+	// configs, and a release names it by its place there.
 	var distinct []Schema
 	places := map[string][]int{} // step: its schemas' places in distinct, oldest first
 	seen := map[string]int{}     // step and schema: its place in places[step]
-	var versions, steps []string
+	var versions []string
 	for _, r := range releases {
 		var at []string
 		for _, name := range sortedKeys(r.Steps) {
@@ -506,8 +506,7 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 			}
 			at = append(at, fmt.Sprintf("%q: %d", name, j))
 		}
-		versions = append(versions, fmt.Sprintf("%q: {\"version\": %q, \"source\": %q}", Minor(r.Version), r.Version, r.Source))
-		steps = append(steps, fmt.Sprintf("%q: {%s}", Minor(r.Version), strings.Join(at, ", ")))
+		versions = append(versions, fmt.Sprintf("%q: {\"version\": %q, \"source\": %q, \"steps\": {%s}}", Minor(r.Version), r.Version, r.Source, strings.Join(at, ", ")))
 	}
 	entries, defs = pool(distinct)
 	var configs []string
@@ -519,9 +518,8 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 		configs = append(configs, fmt.Sprintf("%q: [\n\t%s]", name, strings.Join(list, "")))
 	}
 	stepsModule, err := module(Path, "schemas", "step configs are validated with (internal/schemagen):\n# Kargo's promotion step config schemas of one release of each minor\n# release.",
-		rule("releases names, for each Kargo minor release, the release its step schemas\n# are read from and where they were read.", "releases", versions),
+		rule("releases names, for each Kargo minor release, the release its step schemas\n# are read from, where they were read, and the place of each step's (its uses)\n# schema in configs.", "releases", versions),
 		rule("configs holds, for each step (its uses), each distinct schema of its config\n# over the releases, oldest first.", "configs", configs),
-		rule("steps maps each minor release to each step (its uses) to the place of its\n# config's schema in configs.", "steps", steps),
 		defs)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func TestSchemasAreCurrent(t *testing.T) {
 // schema as Kargo's files say it (as json.Marshal writes it).
 func stepSchema(t *testing.T, m map[string]any, minor, uses string) string {
 	t.Helper()
-	place, ok := m["steps"].(map[string]any)[minor].(map[string]any)[uses].(json.Number)
+	place, ok := m["releases"].(map[string]any)[minor].(map[string]any)["steps"].(map[string]any)[uses].(json.Number)
 	if !ok {
 		t.Fatalf("no %s schema in %s", uses, minor)
 	}

@@ -55,7 +55,7 @@ schema_invalid := [object.union(written(l, i, l.steps[i]), {"kind": "schema", "p
 ]
 
 # step_schemas are the step config schemas of the release followed.
-step_schemas := {uses: schemas.configs[uses][i] | some uses, i in object.get(schemas.steps, minor, {})}
+step_schemas := {uses: schemas.configs[uses][i] | some uses, i in schemas.releases[minor].steps}
 
 # written_configs groups the configs of the steps as written by step (uses),
 # for the steps the release followed has a schema for: [index in step_lists,
