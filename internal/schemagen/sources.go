@@ -1,9 +1,14 @@
 package schemagen
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"strings"
+	"testing/fstest"
 
 	"github.com/flipflop-dev/flipflop/internal/upstream"
 )
@@ -45,23 +50,19 @@ func Kinds() ([]Kind, error) {
 // ReleaseOf reads the step schemas of Kargo release v: the pinned one from
 // its module, any other from the Kargo repository gitDir at its tag.
 func ReleaseOf(gitDir, v string) (Release, error) {
-	if v == upstream.KargoVersion {
-		dir, err := upstream.Dir(upstream.KargoModule, upstream.KargoVersion)
-		if err != nil {
-			return Release{}, err
-		}
-		schemas := filepath.Join(dir, SchemaDirOf(v))
-		steps, err := Steps(os.DirFS(schemas))
-		if err != nil {
-			return Release{}, fmt.Errorf("%s: %w", schemas, err)
-		}
-		return Release{Version: v, Source: ModuleSource(v), Steps: steps}, nil
+	if v != upstream.KargoVersion {
+		steps, commit, err := FromGit(gitDir, v)
+		return Release{Version: v, Source: fmt.Sprintf("github.com/akuity/kargo tag %s (commit %s), %s", v, commit, SchemaDirOf(v)), Steps: steps}, err
 	}
-	steps, commit, err := FromGit(gitDir, v)
+	dir, err := upstream.Dir(upstream.KargoModule, v)
 	if err != nil {
 		return Release{}, err
 	}
-	return Release{Version: v, Source: GitSource(v, commit), Steps: steps}, nil
+	steps, err := Steps(os.DirFS(filepath.Join(dir, SchemaDirOf(v))))
+	if err != nil {
+		err = fmt.Errorf("%s: %w", filepath.Join(dir, SchemaDirOf(v)), err)
+	}
+	return Release{Version: v, Source: fmt.Sprintf("%s@%s (Go module), %s", upstream.KargoModule, v, SchemaDirOf(v)), Steps: steps}, err
 }
 
 // Generate renders the modules at KindsPath and Path (by path) from the
@@ -72,13 +73,63 @@ func Generate(gitDir string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var releases []Release
-	for _, v := range Releases {
-		r, err := ReleaseOf(gitDir, v)
-		if err != nil {
+	releases := make([]Release, len(Releases))
+	for i, v := range Releases {
+		if releases[i], err = ReleaseOf(gitDir, v); err != nil {
 			return nil, err
 		}
-		releases = append(releases, r)
 	}
 	return Rego(kinds, releases)
+}
+
+// FromGit reads the step config schemas of Kargo release version from a Git
+// repository of Kargo (gitDir, a clone or a bare mirror) at the release's tag,
+// and returns them bundled (Steps) with the commit the tag names. Only the
+// schema directory's JSON files are read (into memory).
+func FromGit(gitDir, version string) (map[string]Schema, string, error) {
+	commit, err := git(gitDir, "rev-parse", "--verify", version+"^{commit}")
+	if err != nil {
+		return nil, "", err
+	}
+	commit = strings.TrimSpace(commit)
+	list, err := git(gitDir, "ls-tree", "--name-only", commit, SchemaDirOf(version)+"/")
+	if err != nil {
+		return nil, "", err
+	}
+	files := fstest.MapFS{}
+	for _, f := range strings.Fields(list) {
+		if path.Ext(f) != ".json" {
+			continue
+		}
+		body, err := git(gitDir, "show", commit+":"+f)
+		if err != nil {
+			return nil, "", err
+		}
+		files[path.Base(f)] = &fstest.MapFile{Data: []byte(body)}
+	}
+	steps, err := Steps(files)
+	if err != nil {
+		return nil, "", fmt.Errorf("kargo %s: %w", version, err)
+	}
+	return steps, commit, nil
+}
+
+func git(gitDir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), nil
+}
+
+// DefaultGitDir is the Kargo repository the generator and the drift test read
+// the older releases from: $FLIPFLOP_KARGO_GIT, else a mirror beside the
+// repository (../.mirror/akuity+kargo/repo, relative to its root).
+func DefaultGitDir() string {
+	if d := os.Getenv("FLIPFLOP_KARGO_GIT"); d != "" {
+		return d
+	}
+	return filepath.Join("..", ".mirror", "akuity+kargo", "repo")
 }

@@ -20,9 +20,6 @@ import data.lib.flipflop.validation
 # minor is the minor release followed, as the table keys it ("1.10").
 minor := sprintf("%d.%d", array.slice(config.kargo, 0, 2))
 
-# applies: there are schemas of the minor release followed.
-applies if schemas.releases[minor]
-
 # release names the release whose schemas judge the steps (v1.10.10).
 release := schemas.releases[minor].version
 
@@ -64,7 +61,6 @@ step_schemas := {uses: schemas.configs[uses][i] | some uses, i in schemas.releas
 # comprehension by uses, but a uses no step has misses the index and reads
 # every step again, so only the steps' own are looked up.
 written_configs[uses] := group if {
-	applies
 	some uses in {s.uses | some l in step_lists; some s in l.steps}
 	step_schemas[uses]
 	group := [[li, i, c] |

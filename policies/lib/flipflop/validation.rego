@@ -14,11 +14,11 @@
 package lib.flipflop.validation
 
 # problems validates docs against a generated schema s ({"schema" (its JSON
-# text), "patterns", "refs"}), whose $refs name the definitions defs holds, and
-# returns [index in docs,
-# problem] pairs, in the order of docs and, within one, of the objects the
-# problems are about (a missing or unknown key's object, before anything
-# else said of that object), then of their paths. The validator's errors
+# text), "patterns", "refs"}), whose $refs name the definitions defs holds,
+# and returns [index in docs, problem] pairs, in the order of docs and,
+# within one, of the objects the problems are about (a missing or unknown
+# key's object, before anything else said of that object), then of their
+# paths. The validator's errors
 # come in no set order; a host that ignores patterns reports every string a
 # pattern constrains, and only those that do not match are problems.
 problems(docs, s, defs) := [[i, p] |
@@ -28,7 +28,8 @@ problems(docs, s, defs) := [[i, p] |
 		some e in errs
 		parts := split(e.field, ".")
 		i := c + to_number(parts[1])
-		p := problem(docs[i], array.slice(parts, 2, count(parts)), e, s.patterns)
+		keys := array.slice(parts, 2, count(parts))
+		p := problem(docs[i], keys, located(docs[i], keys), e, s.patterns)
 	})
 ]
 
@@ -54,32 +55,27 @@ parent(p) := array.slice(p.path, 0, count(p.path) - 1) if p.problem in {"missing
 else := p.path
 
 # problem reads the validator's error e about doc, at the dotted keys
-# (the validator joins keys with dots).
-problem(doc, keys, e, pats) := {"path": array.concat(at, [k]), "problem": "missing", "want": "present", "got": "missing"} if {
+# (the validator joins keys with dots), which name the path at in doc.
+problem(doc, keys, at, e, pats) := {"path": array.concat(at, [k]), "problem": "missing", "want": "present", "got": "missing"} if {
 	e.type == "required"
-	at := located(doc, keys)
 	k := trim_suffix(e.desc, " is required")
 } else := {"path": array.concat(at, [k]), "problem": "unknown", "want": "", "got": ""} if {
 	e.type == "additional_property_not_allowed"
-	at := located(doc, keys)
 	k := trim_suffix(trim_prefix(e.desc, "Additional property "), " is not allowed")
 } else := {"path": at, "problem": "type", "want": want, "got": type_name(object.get(doc, at, null))} if {
 	e.type == "invalid_type"
-	at := located(doc, keys)
 	want := concat(" or ", [t |
 		some t in split(trim(regex.replace(e.desc, `^Invalid type. Expected: (.*), given: .*$`, "$1"), "[]"), ",")
 		t != "null"
 	])
 } else := {"path": at, "problem": "pattern", "want": site.pattern, "got": ""} if {
 	e.type in {"pattern", "number_not"}
-	at := located(doc, keys)
 	v := object.get(doc, at, null)
 	is_string(v)
 	some site in patterns_at(pats, at)
 	not regex.match(site.pattern, v)
 } else := {"path": at, "problem": e.type, "want": lower_first(relative(e.desc, keys, at)), "got": ""} if {
 	not e.type in {"pattern", "number_not"}
-	at := located(doc, keys)
 }
 
 # relative is the validator's description with the field it names (an enum's,
@@ -94,30 +90,22 @@ patterns_at(pats, at) := [site |
 	some site in pats
 	count(site.path) == count(at)
 	every j, seg in site.path {
-		fits(seg, at[j])
+		seg in {at[j], wildcard(at[j])}
 	}
 ]
 
-fits("[]", k) if is_number(k)
+# wildcard is how a site names any index ("[]") or any key of a map ("*").
+wildcard(k) := "[]" if is_number(k)
 
-fits("*", k) if is_string(k)
-
-fits(seg, k) if {
-	not seg in {"[]", "*"}
-	seg == k
-}
+else := "*"
 
 # located turns the validator's dotted keys into the path they name in doc:
 # a key that is a number is an index where doc has an array; keys that hold
 # dots themselves (annotations) are found by walking doc.
-located(_, []) := []
-
 located(doc, keys) := p if {
-	count(keys) > 0
 	p := [key(k) | some k in keys]
 	object.get(doc, p, absent) != absent
 } else := p if {
-	count(keys) > 0
 	dotted := concat(".", keys)
 	p := [q |
 		walk(doc, [q, _])
@@ -139,16 +127,28 @@ lower_first(s) := concat("", [lower(substring(s, 0, 1)), substring(s, 1, -1)])
 
 # dotted is a path as findings name a field: keys joined by dots, indices in
 # brackets (spec.sources[0].repoURL).
-dotted(path) := concat("", [seg |
-	some j, x in path
-	seg := segment(j, x)
-])
+dotted(path) := concat("", [segment(j, x) | some j, x in path])
 
 segment(j, x) := sprintf("[%d]", [x]) if is_number(x)
 
 else := x if j == 0
 
 else := concat("", [".", x])
+
+# text says what problem p says of field, missing and unknown keys in the
+# caller's words ({"missing": ..., "unknown": ...}).
+text(field, p, words) := sprintf("%s %s", [field, words[p.problem]]) if {
+	p.problem in {"missing", "unknown"}
+} else := sprintf("%s is %s, want %s", [field, article(p.got), p.want]) if {
+	p.problem == "type"
+} else := sprintf("%s does not match %s", [field, p.want]) if {
+	p.problem == "pattern"
+} else := sprintf("%s: %s", [object.get({"": "the object"}, field, field), p.want])
+
+# article is a JSON type's name with its article (an object, a string).
+article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
+
+else := sprintf("a %s", [t])
 
 # pointer is a path as a JSON pointer (RFC 6901).
 pointer(path) := concat("", [concat("", ["/", replace(replace(format(x), "~", "~0"), "/", "~1")]) | some x in path])

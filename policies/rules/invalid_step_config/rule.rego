@@ -87,6 +87,7 @@ package lib.flipflop.rules.invalid_step_config
 import data.lib.flipflop.config
 import data.lib.flipflop.result
 import data.lib.flipflop.step_configs
+import data.lib.flipflop.validation
 
 report contains finding if {
 	some w in step_configs.invalid
@@ -109,7 +110,7 @@ said(w, version) := [{"key": [], "problems": w.problems, "message": sprintf(
 		"%s %s step %q (%s) does not meet %s: %s.",
 		"Kargo validates a step's config when a Promotion runs it, so every promotion %s fails at this step.",
 	]),
-	[owner(w), w.uses, w.alias, w.path, schema_name(w.uses), concat("; ", [text(p) | some p in w.problems]), who(w)],
+	[owner(w), w.uses, w.alias, w.path, schema_name(w.uses), concat("; ", [validation.text(p.field, p, {"missing": "is required", "unknown": "is not a key it allows"}) | some p in w.problems]), who(w)],
 )}] if {
 	w.kind == "schema"
 } else := [{"key": ["expression"], "problems": w.problems, "message": sprintf(
@@ -181,16 +182,6 @@ stages_of(w) := [w.stage] if w.stage != ""
 
 else := []
 
-text(p) := sprintf("%s is required", [p.field]) if p.problem == "missing"
-
-else := sprintf("%s is not a key it allows", [p.field]) if p.problem == "unknown"
-
-else := sprintf("%s is %s, want %s", [p.field, article(p.got), p.want]) if p.problem == "type"
-
-else := sprintf("%s does not match %s", [p.field, p.want]) if p.problem == "pattern"
-
-else := sprintf("%s: %s", [p.field, p.want])
-
 # schema_name names the schema a step is judged by: the version followed's,
 # or, when the run names another patch release, its minor release's as the
 # table has it.
@@ -199,8 +190,3 @@ schema_name(uses) := schema_of(uses, config.kargo_text, step_configs.release)
 schema_of(uses, version, release) := sprintf("Kargo %s's %s schema", [version, uses]) if {
 	release == version
 } else := sprintf("Kargo %s's %s schema (as %s ships it; flipflop reads each minor release's schemas from one patch release)", [version, uses, release])
-
-# article is a JSON type's name with its article (an object, a string).
-article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
-
-else := sprintf("a %s", [t])

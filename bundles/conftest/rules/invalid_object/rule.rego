@@ -44,7 +44,7 @@ report contains finding if {
 	finding := result.fail(
 		rego.metadata.chain(),
 		sprintf("%s %s/%s: %s (%s's %s CRD, at %s); flipflop reads around it, so what it should say is not checked.", [
-			ref.kind, ref.namespace, ref.name, text(field, p), p.version, ref.kind, validation.pointer(p.path),
+			ref.kind, ref.namespace, ref.name, validation.text(field, p, {"missing": "is missing", "unknown": "is not a field it has"}), p.version, ref.kind, validation.pointer(p.path),
 		]),
 		[ref],
 		sprintf("%s/%s/%s|%s", [ref.kind, ref.namespace, ref.name, field]),
@@ -77,22 +77,3 @@ legacy_shape("Stage", obj, p) if {
 	some field in ["subscriptions", "promotionMechanisms"]
 	obj.spec[field]
 }
-
-# text says what is wrong with the field.
-text(field, p) := sprintf("%s is %s, want %s", [field, article(p.got), p.want]) if {
-	p.problem == "type"
-} else := sprintf("%s is missing", [field]) if {
-	p.problem == "missing"
-} else := sprintf("%s is not a field it has", [field]) if {
-	p.problem == "unknown"
-} else := sprintf("%s does not match %s", [field, p.want]) if {
-	p.problem == "pattern"
-} else := sprintf("%s: %s", [object_name(field), p.want])
-
-object_name("") := "the object"
-
-object_name(f) := f if f != ""
-
-article(t) := sprintf("an %s", [t]) if substring(t, 0, 1) in {"a", "e", "i", "o", "u"}
-
-else := sprintf("a %s", [t])
