@@ -269,26 +269,20 @@ func allowNull(s map[string]any) {
 // literals returns the strings an anchored alternation of plain words
 // (^(a|b|c)$, ^a$) matches.
 func literals(p string) ([]any, bool) {
-	m := regexp.MustCompile(`^\^(?:\(([A-Za-z0-9_|-]+)\)|([A-Za-z0-9_-]+))\$$`).FindStringSubmatch(p)
+	m := regexp.MustCompile(`^\^(?:\(([\w-]+(?:\|[\w-]+)*)\)|([\w-]+))\$$`).FindStringSubmatch(p)
 	if m == nil {
 		return nil, false
 	}
-	m[1] += m[2]
 	var out []any
-	for _, w := range strings.Split(m[1], "|") {
-		if w == "" {
-			return nil, false
-		}
+	for _, w := range strings.Split(m[1]+m[2], "|") {
 		out = append(out, w)
 	}
 	return out, true
 }
 
+// where names a schema's path in an error (/spec/sources/[]/path).
 func where(path []string) string {
-	if len(path) == 0 {
-		return "(root)"
-	}
-	return strings.Join(path, ".")
+	return "/" + strings.Join(path, "/")
 }
 
 // objectMeta is the part of Kubernetes' ObjectMeta the model reads (a CRD
@@ -325,18 +319,13 @@ func FromCRD(file, version string) (kind string, s Schema, err error) {
 		return "", Schema{}, fmt.Errorf("%s: %w", file, err)
 	}
 	for _, v := range crd.Spec.Versions {
-		if v.Name != version {
+		root := maps.Clone(v.Schema.OpenAPIV3Schema)
+		props, ok := root["properties"].(map[string]any)
+		if v.Name != version || !ok {
 			continue
-		}
-		root := v.Schema.OpenAPIV3Schema
-		props, _ := root["properties"].(map[string]any)
-		if props == nil {
-			return "", Schema{}, fmt.Errorf("%s: %s has no properties", file, version)
 		}
 		props = maps.Clone(props)
 		delete(props, "status")
-		delete(props, "metadata")
-		root = maps.Clone(root)
 		root["properties"] = props
 		c := &converter{crd: true}
 		js, err := c.node(root, "", nil, false, false)
@@ -346,7 +335,7 @@ func FromCRD(file, version string) (kind string, s Schema, err error) {
 		js["properties"].(map[string]any)["metadata"] = objectMeta
 		return crd.Spec.Names.Kind, Schema{JSON: js, Patterns: c.patterns}, nil
 	}
-	return "", Schema{}, fmt.Errorf("%s: no version %s", file, version)
+	return "", Schema{}, fmt.Errorf("%s: no version %s with properties", file, version)
 }
 
 // Steps reads every <step>-config.json of the schema directory dir and
@@ -354,11 +343,8 @@ func FromCRD(file, version string) (kind string, s Schema, err error) {
 // -config.json), its $refs resolved in place.
 func Steps(dir fs.FS) (map[string]Schema, error) {
 	files, err := fs.Glob(dir, "*-config.json")
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no step config schemas")
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no step config schemas (%v)", err)
 	}
 	r := &resolver{dir: dir, docs: map[string]map[string]any{}}
 	out := map[string]Schema{}

@@ -88,10 +88,7 @@ schema_problems := [[li, i, shown(p)] |
 
 certain(_, p) if p.problem in {"missing", "unknown"}
 
-certain(config, p) if {
-	not p.problem in {"missing", "unknown"}
-	not regex.match(`\$\{[{%]`, json.marshal(object.get(config, p.path, null)))
-}
+certain(config, p) if not regex.match(`\$\{[{%]`, json.marshal(object.get(config, p.path, null)))
 
 # reported_elsewhere_at: the problem is another rule's. An argocd-update
 # field the version lacks is unsupported-field's, and a selector with no
@@ -103,10 +100,8 @@ reported_elsewhere_at("argocd-update", p, _) if {
 }
 
 reported_elsewhere_at("argocd-update", p, config) if {
-	path := p.path
-	array.slice(path, 0, 1) == ["apps"]
-	path[2] == "selector"
-	sel := config.apps[path[1]].selector
+	["apps", i, "selector"] = array.slice(p.path, 0, 3)
+	sel := config.apps[i].selector
 	count(objects.object_at(sel, ["matchLabels"])) == 0
 	count(objects.array_at(sel, ["matchExpressions"])) == 0
 }

@@ -22,14 +22,13 @@ package lib.flipflop.validation
 # come in no set order; a host that ignores patterns reports every string a
 # pattern constrains, and only those that do not match are problems.
 problems(docs, s, defs) := [[i, p] |
-	some [i, _, _, _, p] in sort({[i, parent(p), object.get(rank, p.problem, 2), p.path, p] |
+	some [i, _, _, p] in sort({[i, order(p), p.path, p] |
 		some c in numbers.range_step(0, count(docs) - 1, chunk)
 		[_, errs] := json.match_schema({"o": array.slice(docs, c, c + chunk)}, bulk(s, defs))
 		some e in errs
 		parts := split(e.field, ".")
 		i := c + to_number(parts[1])
-		keys := array.slice(parts, 2, count(parts))
-		p := problem(docs[i], keys, located(docs[i], keys), e, s.patterns)
+		p := problem(docs[i], located(docs[i], array.slice(parts, 2, count(parts))), e, s.patterns)
 	})
 ]
 
@@ -48,15 +47,15 @@ bulk(s, defs) := concat("", [
 	`}},"definitions":{`, concat(",", [concat("", [`"`, r, `":`, defs[r]]) | some r in s.refs]), `}}`,
 ])
 
-rank := {"unknown": 0, "missing": 1}
+# order places a problem at the object it is about, an unknown and then a
+# missing key's before anything else said of that object.
+order(p) := [array.slice(p.path, 0, count(p.path) - 1), rank] if {
+	some rank, kind in ["unknown", "missing"]
+	p.problem == kind
+} else := [p.path, 2]
 
-parent(p) := array.slice(p.path, 0, count(p.path) - 1) if p.problem in {"missing", "unknown"}
-
-else := p.path
-
-# problem reads the validator's error e about doc, at the dotted keys
-# (the validator joins keys with dots), which name the path at in doc.
-problem(doc, keys, at, e, pats) := {"path": array.concat(at, [k]), "problem": "missing", "want": "present", "got": "missing"} if {
+# problem reads the validator's error e about doc, at path at in doc.
+problem(doc, at, e, pats) := {"path": array.concat(at, [k]), "problem": "missing", "want": "present", "got": "missing"} if {
 	e.type == "required"
 	k := trim_suffix(e.desc, " is required")
 } else := {"path": array.concat(at, [k]), "problem": "unknown", "want": "", "got": ""} if {
@@ -74,16 +73,14 @@ problem(doc, keys, at, e, pats) := {"path": array.concat(at, [k]), "problem": "m
 	is_string(v)
 	some site in patterns_at(pats, at)
 	not regex.match(site.pattern, v)
-} else := {"path": at, "problem": e.type, "want": lower_first(relative(e.desc, keys, at)), "got": ""} if {
+} else := {"path": at, "problem": e.type, "want": lower_first(relative(e.desc, at)), "got": ""} if {
 	not e.type in {"pattern", "number_not"}
 }
 
 # relative is the validator's description with the field it names (an enum's,
 # a const's) as findings name it, below the document (the validator names
-# it below the bulk form's {"o": [...]}).
-relative(desc, keys, at) := regex.replace(desc, `^o\.[0-9]+\.[^ ]* `, concat("", [dotted(at), " "])) if count(keys) > 0
-
-else := desc
+# it below the bulk form's {"o": [...]}; the document itself, o.<i>, stays).
+relative(desc, at) := regex.replace(desc, `^o\.[0-9]+\.[^ ]* `, concat("", [dotted(at), " "]))
 
 # patterns_at is a schema's pattern sites whose path fits the concrete path at.
 patterns_at(pats, at) := [site |

@@ -174,13 +174,10 @@ who(w) := "of the Stage" if w.stage != ""
 
 else := "of every Stage that runs the task"
 
-key(w) := w.stage if w.stage != ""
+# key is the key of the Stage or the task (one of the two is empty).
+key(w) := concat("", [w.stage, w.task])
 
-else := w.task
-
-stages_of(w) := [w.stage] if w.stage != ""
-
-else := []
+stages_of(w) := [w.stage | w.stage != ""]
 
 # schema_name names the schema a step is judged by: the version followed's,
 # or, when the run names another patch release, its minor release's as the
