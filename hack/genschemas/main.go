@@ -1,11 +1,7 @@
-// Command genschemas writes policies/lib/flipflop/kind_schemas.rego and
-// schemas.rego (internal/schemagen):
-// the JSON schemas of the kinds the model reads, from the Kargo and Argo CD
-// modules internal/upstream pins, and the step config schemas of each Kargo
-// release schemagen.Releases lists: the newest from the Kargo module, the
-// others from a Git repository of Kargo at their release tags (-kargo-git,
-// default $FLIPFLOP_KARGO_GIT, else ../.mirror/akuity+kargo/repo beside the
-// repository), since the module proxy serves no other Kargo version.
+// Command genschemas writes what internal/schemagen generates
+// (policies/lib/flipflop/kind_schemas.rego and schemas.rego). The older Kargo
+// releases' step schemas come from a Git repository of Kargo at their tags
+// (-kargo-git, default $FLIPFLOP_KARGO_GIT, else ../.mirror/akuity+kargo/repo).
 package main
 
 import (

@@ -78,10 +78,7 @@ func SchemaDirOf(version string) string {
 // gives "1.10".
 func Minor(version string) string {
 	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
-	if len(parts) < 2 {
-		return strings.TrimPrefix(version, "v")
-	}
-	return parts[0] + "." + parts[1]
+	return strings.Join(parts[:min(len(parts), 2)], ".")
 }
 
 // Schema is one JSON schema as the policies validate with it, and the
@@ -244,22 +241,14 @@ func (c *converter) node(s map[string]any, file string, path []string, nullable,
 	return out, nil
 }
 
-// allowNull lets schema s accept null as well.
+// allowNull lets schema s of a CRD accept null as well (a CRD's schema is
+// structural: its type is one string, and it has no const).
 func allowNull(s map[string]any) {
-	switch t := s["type"].(type) {
-	case string:
+	if t, ok := s["type"].(string); ok {
 		s["type"] = []any{t, "null"}
-	case []any:
-		if !slices.Contains(t, any("null")) {
-			s["type"] = append(t, "null")
-		}
 	}
 	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
 		s["enum"] = append(e, nil)
-	}
-	if c, ok := s["const"]; ok {
-		delete(s, "const")
-		s["enum"] = []any{c, nil}
 	}
 	if a, ok := s["anyOf"].([]any); ok && s["type"] == nil {
 		s["anyOf"] = append(a, map[string]any{"type": "null"})
@@ -443,9 +432,8 @@ type Kind struct {
 
 // Release is the step schemas of one Kargo release, and where they were read.
 type Release struct {
-	Version string
-	Source  string
-	Steps   map[string]Schema
+	Version, Source string
+	Steps           map[string]Schema
 }
 
 // KindsPath is where the generated CRD schemas live, relative to the
@@ -476,36 +464,35 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 
 	// A step's schema changes in few releases: each one is written once, in
 	// configs, and a release names it by its place there.
-	var distinct []Schema
-	places := map[string][]int{} // step: its schemas' places in distinct, oldest first
-	seen := map[string]int{}     // step and schema: its place in places[step]
+	configs := map[string][]Schema{} // step: its distinct schemas, oldest first
 	var versions []string
 	for _, r := range releases {
 		var at []string
 		for _, name := range sortedKeys(r.Steps) {
-			key := name + text(r.Steps[name])
-			j, ok := seen[key]
-			if !ok {
-				j, seen[key] = len(places[name]), len(places[name])
-				places[name] = append(places[name], len(distinct))
-				distinct = append(distinct, r.Steps[name])
+			s := text(r.Steps[name])
+			j := slices.IndexFunc(configs[name], func(c Schema) bool { return text(c) == s })
+			if j < 0 {
+				j = len(configs[name])
+				configs[name] = append(configs[name], r.Steps[name])
 			}
 			at = append(at, fmt.Sprintf("%q: %d", name, j))
 		}
 		versions = append(versions, fmt.Sprintf("%q: {\"version\": %q, \"source\": %q, \"steps\": {%s}}", Minor(r.Version), r.Version, r.Source, strings.Join(at, ", ")))
 	}
+	var distinct []Schema
+	for _, name := range sortedKeys(configs) {
+		distinct = append(distinct, configs[name]...)
+	}
 	entries, defs = pool(distinct)
-	var configs []string
-	for _, name := range sortedKeys(places) {
-		list := make([]string, len(places[name]))
-		for i, k := range places[name] {
-			list[i] = "\t{" + entries[k] + "},\n\t"
-		}
-		configs = append(configs, fmt.Sprintf("%q: [\n\t%s]", name, strings.Join(list, "")))
+	rows = nil
+	for _, name := range sortedKeys(configs) {
+		n := len(configs[name])
+		rows = append(rows, fmt.Sprintf("%q: [\n\t\t{%s},\n\t]", name, strings.Join(entries[:n], "},\n\t\t{")))
+		entries = entries[n:]
 	}
 	stepsModule, err := module(Path, "schemas", "step configs are validated with (internal/schemagen):\n# Kargo's promotion step config schemas of one release of each minor\n# release.",
 		rule("releases names, for each Kargo minor release, the release its step schemas\n# are read from, where they were read, and the place of each step's (its uses)\n# schema in configs.", "releases", versions),
-		rule("configs holds, for each step (its uses), each distinct schema of its config\n# over the releases, oldest first.", "configs", configs),
+		rule("configs holds, for each step (its uses), each distinct schema of its config\n# over the releases, oldest first.", "configs", rows),
 		defs)
 	if err != nil {
 		return nil, err

@@ -121,9 +121,7 @@ shown(p) := {"field": field_of(p.path), "problem": p.problem} if {
 	p.problem in {"missing", "unknown"}
 } else := {"field": field_of(p.path), "problem": p.problem, "want": p.want, "got": p.got}
 
-field_of([]) := "config"
-
-field_of(path) := validation.dotted(path) if count(path) > 0
+field_of(path) := object.get({"": "config"}, validation.dotted(path), validation.dotted(path))
 
 # expression_invalid: the steps with an expression Kargo cannot parse. The
 # steps of a Stage or task are read one by one only when their JSON is
@@ -152,18 +150,19 @@ var_invalid := [object.union(l.who, {
 	some l in var_lists
 	expr_syntax.suspect(l.vars)
 	some k, v in l.vars
-	ps := var_problems(v)
+	is_string(v.value)
+	ps := [expression_problem("value", q) | some q in expr_syntax.problems(v.value)]
 	count(ps) > 0
 ]
 
 # var_lists are the var lists as written (the Stages', then the tasks'), each
 # with who has it (as step_lists) and where it is (at).
 var_lists := array.concat(
-	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": l.path, "vars": vars} |
+	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": validation.pointer(at), "vars": vars} |
 		some j, r in stages.records
 		r.vars != {}
-		some l in stage_var_lists
-		vars := objects.array_at(objects.stages[j].obj, l.at)
+		some at in stage_var_lists
+		vars := objects.array_at(objects.stages[j].obj, at)
 	],
 	[{"who": {"ref": t.ref, "stage": "", "task": t.key}, "at": "/spec/vars", "vars": objects.array_at(t.obj, ["spec", "vars"])} |
 		some t in stages.task_objects
@@ -171,21 +170,13 @@ var_lists := array.concat(
 )
 
 # stage_var_lists are where a Stage keeps vars.
-stage_var_lists := [
-	{"path": "/spec/vars", "at": ["spec", "vars"]},
-	{"path": "/spec/promotionTemplate/spec/vars", "at": ["spec", "promotionTemplate", "spec", "vars"]},
-]
-
-var_problems(v) := [expression_problem("value", q) |
-	is_string(v.value)
-	some q in expr_syntax.problems(v.value)
-]
+stage_var_lists := [["spec", "vars"], ["spec", "promotionTemplate", "spec", "vars"]]
 
 # promotion_var_names are the names of the vars a Stage's Promotions set
 # (with a value), which take the place of a task's default of that name.
 promotion_var_names(obj) := {v.name |
-	some l in stage_var_lists
-	some v in objects.array_at(obj, l.at)
+	some at in stage_var_lists
+	some v in objects.array_at(obj, at)
 	is_string(v.name)
 	is_string(v.value)
 	v.value != ""
