@@ -18,9 +18,9 @@ package lib.flipflop.validation
 # and returns [index in docs, problem] pairs, in the order of docs and,
 # within one, of the objects the problems are about (a missing or unknown
 # key's object, before anything else said of that object), then of their
-# paths. The validator's errors
-# come in no set order; a host that ignores patterns reports every string a
-# pattern constrains, and only those that do not match are problems.
+# paths. The validator's errors come in no set order; a host that ignores
+# patterns reports every string a pattern constrains, and only those that do
+# not match are problems.
 problems(docs, s, defs) := [[i, p] |
 	some [i, _, _, p] in sort({[i, order(p), p.path, p] |
 		some c in numbers.range_step(0, count(docs) - 1, chunk)
