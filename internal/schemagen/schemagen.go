@@ -512,9 +512,10 @@ func module(path, pkg, what string, rules ...string) ([]byte, error) {
 	return format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
 }
 
-// rule is the rule name := {rows}, one row a line, after its comment.
+// rule is the rule name := {rows}, one row a line (none: {}), after its
+// comment.
 func rule(comment, name string, rows []string) string {
-	return fmt.Sprintf("# %s\n%s := {\n\t%s,\n}\n", comment, name, strings.Join(rows, ",\n\t"))
+	return fmt.Sprintf("# %s\n%s := {\n\t%s\n}\n", comment, name, strings.Join(rows, ",\n\t"))
 }
 
 // sortedKeys is m's keys, sorted: what is generated comes out in one order.
