@@ -52,7 +52,7 @@ func TestCompatOPA(t *testing.T) {
 }
 
 // regoTestedBy reports whether FLIPFLOP_REGO_TESTED names h's binary: the opa
-// whose `opa test policies` (make rego-test, with coverage) already passed in
+// whose `opa test policies` (make rego-test) already passed in
 // this run. .ci/run sets it for make compat to make test's opa, the matrix's
 // default: the same tests on the same binary need not run twice. The binary
 // is compared by the file it resolves to, so any other opa of the matrix, and
