@@ -464,15 +464,15 @@ func Rego(kinds []Kind, releases []Release) (map[string][]byte, error) {
 
 	// A step's schema changes in few releases: each one is written once, in
 	// configs, and a release names it by its place there.
-	configs := map[string][]Schema{} // step: its distinct schemas, oldest first
+	configs, seen := map[string][]Schema{}, map[string]int{} // step: its distinct schemas, oldest first; step and schema text: its place there
 	var versions []string
 	for _, r := range releases {
 		var at []string
 		for _, name := range sortedKeys(r.Steps) {
-			s := text(r.Steps[name])
-			j := slices.IndexFunc(configs[name], func(c Schema) bool { return text(c) == s })
-			if j < 0 {
-				j = len(configs[name])
+			key := name + text(r.Steps[name])
+			j, ok := seen[key]
+			if !ok {
+				j, seen[key] = len(configs[name]), len(configs[name])
 				configs[name] = append(configs[name], r.Steps[name])
 			}
 			at = append(at, fmt.Sprintf("%q: %d", name, j))

@@ -121,7 +121,7 @@ shown(p) := {"field": field_of(p.path), "problem": p.problem} if {
 	p.problem in {"missing", "unknown"}
 } else := {"field": field_of(p.path), "problem": p.problem, "want": p.want, "got": p.got}
 
-field_of(path) := object.get({"": "config"}, validation.dotted(path), validation.dotted(path))
+field_of(path) := object.get({"": "config"}, field, field) if field := validation.dotted(path)
 
 # expression_invalid: the steps with an expression Kargo cannot parse. The
 # steps of a Stage or task are read one by one only when their JSON is
@@ -158,10 +158,10 @@ var_invalid := [object.union(l.who, {
 # var_lists are the var lists as written (the Stages', then the tasks'), each
 # with who has it (as step_lists) and where it is (at).
 var_lists := array.concat(
-	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": validation.pointer(at), "vars": vars} |
+	[{"who": {"ref": r.ref, "stage": r.key, "task": ""}, "at": pointer, "vars": vars} |
 		some j, r in stages.records
 		r.vars != {}
-		some at in stage_var_lists
+		some [pointer, at] in stage_var_lists
 		vars := objects.array_at(objects.stages[j].obj, at)
 	],
 	[{"who": {"ref": t.ref, "stage": "", "task": t.key}, "at": "/spec/vars", "vars": objects.array_at(t.obj, ["spec", "vars"])} |
@@ -169,13 +169,13 @@ var_lists := array.concat(
 	],
 )
 
-# stage_var_lists are where a Stage keeps vars.
-stage_var_lists := [["spec", "vars"], ["spec", "promotionTemplate", "spec", "vars"]]
+# stage_var_lists are where a Stage keeps vars: [pointer, path].
+stage_var_lists := [["/spec/vars", ["spec", "vars"]], ["/spec/promotionTemplate/spec/vars", ["spec", "promotionTemplate", "spec", "vars"]]]
 
 # promotion_var_names are the names of the vars a Stage's Promotions set
 # (with a value), which take the place of a task's default of that name.
 promotion_var_names(obj) := {v.name |
-	some at in stage_var_lists
+	some [_, at] in stage_var_lists
 	some v in objects.array_at(obj, at)
 	is_string(v.name)
 	is_string(v.value)
